@@ -1,0 +1,3 @@
+from impasse.cli import app
+
+app()

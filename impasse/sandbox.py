@@ -1,0 +1,194 @@
+"""A labelled, hardened container and a typed `exec` on it.
+
+Every container impasse creates carries the label `impasse=1` (plus run id, task and condition), runs
+`sleep <ttl>` under an init as a last-resort lifetime, and is removed synchronously when the `with`
+block ends, whatever happened inside it. `impasse gc` and each matrix start reap what a killed process
+left behind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import tarfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+
+import docker
+import docker.errors
+from docker.models.containers import Container
+
+AGENT_USER = "1000:1000"
+WORKDIR = "/workspace"
+TTL_SECONDS = 4 * 3600
+HOST_GRACE_SECONDS = 15
+OUTPUT_HEAD = 10_000
+OUTPUT_TAIL = 10_000
+HARDENING = {
+    "cap_drop": ["ALL"],
+    "security_opt": ["no-new-privileges"],
+    "pids_limit": 512,
+    "mem_limit": "2g",
+    "memswap_limit": "2g",
+}
+
+
+class SandboxUnavailable(RuntimeError):
+    """The container or the engine is gone: an infrastructure failure, never agent-visible output."""
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    output: str
+    exit_code: int
+    duration: float
+    truncated_bytes: int = 0
+    timed_out: bool = False
+
+
+@dataclass
+class SandboxSpec:
+    image: str
+    labels: dict[str, str] = field(default_factory=dict)
+    user: str = AGENT_USER
+    network: str | None = "none"
+    environment: dict[str, str] = field(default_factory=dict)
+    run_options: dict = field(default_factory=dict)  # extra docker run options from a blocker card
+
+
+class BoundedOutput:
+    """Keeps the first and last bytes of a stream and counts what was dropped between them, so a
+    command printing 50 MB costs the host a fixed amount of memory."""
+
+    def __init__(self, head: int = OUTPUT_HEAD, tail: int = OUTPUT_TAIL) -> None:
+        self.head_limit, self.tail_limit = head, tail
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def feed(self, chunk: bytes) -> None:
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if not chunk:
+            return
+        self.tail += chunk
+        overflow = len(self.tail) - self.tail_limit
+        if overflow > 0:
+            del self.tail[:overflow]
+            self.dropped += overflow
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if not self.dropped:
+            return head + tail
+        return f"{head}\n[... {self.dropped} bytes of output elided ...]\n{tail}"
+
+
+class Sandbox:
+    def __init__(self, api: docker.DockerClient, container: Container) -> None:
+        self.api = api
+        self.container = container
+
+    @property
+    def id(self) -> str:
+        return self.container.id
+
+    def exec(self, command: str, timeout: int = 120, user: str = AGENT_USER,
+             workdir: str = WORKDIR, environment: dict[str, str] | None = None) -> ExecResult:
+        """Run `bash -c command` inside, killed by `timeout -k` *in the container* (a host-side
+        timeout would only kill the client), output streamed into a bounded buffer."""
+        wrapped = ["timeout", "-k", "5", str(timeout), "bash", "-c", command]
+        result = self.exec_argv(wrapped, user=user, workdir=workdir, environment=environment,
+                                host_timeout=timeout + HOST_GRACE_SECONDS)
+        if result.exit_code in (124, 137) and result.duration >= timeout:
+            return dataclasses.replace(result, timed_out=True)
+        return result
+
+    def exec_root(self, command: str, timeout: int = 120) -> ExecResult:
+        return self.exec(command, timeout=timeout, user="0:0", workdir="/")
+
+    def exec_argv(self, argv: list[str], user: str, workdir: str,
+                  environment: dict[str, str] | None = None, host_timeout: float = 135) -> ExecResult:
+        start = time.monotonic()
+        try:
+            exec_id = self.api.api.exec_create(self.container.id, argv, user=user, workdir=workdir,
+                                               environment=environment or {})["Id"]
+            buffer = BoundedOutput()
+            for chunk in self.api.api.exec_start(exec_id, stream=True):
+                buffer.feed(chunk)
+                if time.monotonic() - start > host_timeout:
+                    break
+            exit_code = self.api.api.exec_inspect(exec_id).get("ExitCode")
+        except (docker.errors.APIError, docker.errors.DockerException, OSError) as err:
+            raise SandboxUnavailable(f"exec failed in {self.container.short_id}: {err}") from err
+        if exit_code is None:
+            self.ensure_running()
+            exit_code = -1
+        return ExecResult(output=buffer.text(), exit_code=exit_code,
+                          duration=time.monotonic() - start, truncated_bytes=buffer.dropped)
+
+    def ensure_running(self) -> None:
+        try:
+            self.container.reload()
+        except docker.errors.NotFound as err:
+            raise SandboxUnavailable(f"container {self.container.short_id} is gone") from err
+        if self.container.status != "running":
+            raise SandboxUnavailable(f"container {self.container.short_id} is {self.container.status}")
+
+    def put_file(self, path: str, data: bytes, mode: int = 0o644, uid: int = 0) -> None:
+        """Write one file as root via a tar stream (harness-owned setup only)."""
+        stream = io.BytesIO()
+        directory, name = path.rsplit("/", 1)
+        with tarfile.open(fileobj=stream, mode="w") as tar:
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.uid, info.gid = len(data), mode, uid, uid
+            tar.addfile(info, io.BytesIO(data))
+        self.container.put_archive(directory or "/", stream.getvalue())
+
+
+def container_options(spec: SandboxSpec) -> dict:
+    options = {**HARDENING, **spec.run_options}
+    options.update(
+        image=spec.image,
+        command=["sleep", str(TTL_SECONDS)],
+        detach=True,
+        init=True,
+        user=spec.user,
+        working_dir=WORKDIR,
+        labels={"impasse": "1", **spec.labels},
+        environment={"HOME": "/home/agent", **spec.environment},
+    )
+    if spec.network:
+        options["network"] = spec.network
+    return options
+
+
+@contextmanager
+def open_sandbox(api: docker.DockerClient, spec: SandboxSpec) -> Iterator[Sandbox]:
+    container = api.containers.run(**container_options(spec))
+    try:
+        yield Sandbox(api, container)
+    finally:
+        remove_container(container)
+
+
+def remove_container(container: Container) -> None:
+    with suppress(docker.errors.NotFound):
+        container.remove(force=True, v=True)
+
+
+def reap(api: docker.DockerClient, label: str = "impasse=1") -> tuple[int, int]:
+    """Remove every impasse-labelled container and network. Returns (containers, networks)."""
+    containers = api.containers.list(all=True, filters={"label": label})
+    for container in containers:
+        remove_container(container)
+    networks = api.networks.list(filters={"label": label})
+    for network in networks:
+        with suppress(docker.errors.APIError):
+            network.remove()
+    return len(containers), len(networks)

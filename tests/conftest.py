@@ -1,0 +1,21 @@
+"""Shared fixtures. Integration tests (marked `docker`) use the real engine and the real images."""
+
+from __future__ import annotations
+
+import pytest
+
+from impasse import engine, images
+
+
+@pytest.fixture(scope="session")
+def api():
+    try:
+        engine.ensure_engine(log=lambda m: None)
+    except engine.EngineUnavailable as err:
+        pytest.fail(f"integration tests need the Docker engine: {err}")
+    return images.client()
+
+
+@pytest.fixture(scope="session")
+def base_image(api) -> str:
+    return images.ensure_base(api, log=lambda m: None)
