@@ -155,6 +155,7 @@ def base_layer(rootfs: str) -> Layer:
     return Layer(repo=BASE_REPO, dockerfile=DOCKERFILES / "base.Dockerfile", parent=rootfs,
                  parent_arg="ROOTFS",
                  files={"base-setup.sh": DOCKERFILES / "base-setup.sh",
+                        "make-pki.sh": DOCKERFILES / "make-pki.sh",
                         "rootfs-packages.txt": DOCKERFILES / "rootfs-packages.txt",
                         "harness": HARNESS})
 
