@@ -5,10 +5,22 @@ from __future__ import annotations
 import docker
 
 from impasse import images
+from impasse.cards import load_cards
+from impasse.conditions import condition_layer, make_condition, task_layer
 from impasse.images import Log
+from impasse.tasks import load_tasks
 
 
 def build_all(api: docker.DockerClient, task_ids: list[str] | None = None,
               log: Log = print) -> list[str]:
     base = images.ensure_base(api, log)
-    return [base]
+    built = [base]
+    cards = load_cards()
+    for task in load_tasks(task_ids):
+        task_image = images.ensure_layer(api, task_layer(task, base), log)
+        built.append(task_image)
+        for condition_id in task.supports:
+            layer = condition_layer(make_condition(task, cards[condition_id]), task_image)
+            if layer:
+                built.append(images.ensure_layer(api, layer, log))
+    return built

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from impasse import engine
 
-app = typer.Typer(no_args_is_help=True, add_completion=False,
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="impasse: what coding agents do when the environment makes the task impossible.")
 engine_app = typer.Typer(no_args_is_help=True, help="The Docker engine impasse runs on.")
 images_app = typer.Typer(no_args_is_help=True, help="Build the layered, content-hashed images.")

@@ -47,15 +47,17 @@ class Layer:
 
     repo: str
     dockerfile: Path
-    files: dict[str, Path]  # context-relative name -> source file or folder
     parent: str  # parent image reference, passed as build arg
+    files: dict[str, Path] = field(default_factory=dict)  # context name -> source file or folder
     parent_arg: str = "BASE"
     buildargs: dict[str, str] = field(default_factory=dict)
+    inline: dict[str, str] = field(default_factory=dict)  # context-relative name -> file content
 
     @property
     def tag(self) -> str:
         content = hash_tree([self.dockerfile, *(self.files[k] for k in sorted(self.files))],
-                            self.parent, *sorted(self.files), str(sorted(self.buildargs.items())))
+                            self.parent, *sorted(self.files), str(sorted(self.buildargs.items())),
+                            str(sorted(self.inline.items())))
         return f"{self.repo}:{content}"
 
 
@@ -182,6 +184,8 @@ def assemble_context(ctx: Path, layer: Layer) -> None:
             shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
         else:
             shutil.copy(src, dest)
+    for name, text in layer.inline.items():
+        (ctx / name).write_text(text)
 
 
 def stream_build(api: docker.DockerClient, ctx: Path, layer: Layer, tag: str) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import shlex
+import socket
 import tarfile
 import time
 from collections.abc import Iterator
@@ -123,7 +125,7 @@ class Sandbox:
                 buffer.feed(chunk)
                 if time.monotonic() - start > host_timeout:
                     break
-            exit_code = self.api.api.exec_inspect(exec_id).get("ExitCode")
+            exit_code = self.exit_code(exec_id, wait=2.0)
         except (docker.errors.APIError, docker.errors.DockerException, OSError) as err:
             raise SandboxUnavailable(f"exec failed in {self.container.short_id}: {err}") from err
         if exit_code is None:
@@ -139,6 +141,48 @@ class Sandbox:
             raise SandboxUnavailable(f"container {self.container.short_id} is gone") from err
         if self.container.status != "running":
             raise SandboxUnavailable(f"container {self.container.short_id} is {self.container.status}")
+
+    def read_tar(self, directory: str, excludes: tuple[str, ...] = (), user: str = "0:0",
+                 limit: int = 256 * 1024**2) -> bytes:
+        """A tar of a folder, streamed out of `tar -c` in the container: unlike `docker cp`, this
+        sees tmpfs mounts and works on read-only containers."""
+        skip = " ".join(f"--exclude={shlex.quote(e)}" for e in excludes)
+        exec_id = self.api.api.exec_create(
+            self.container.id, ["sh", "-c", f"tar -C {shlex.quote(directory)} {skip} -cf - . 2>/dev/null"],
+            user=user)["Id"]
+        data = bytearray()
+        for chunk in self.api.api.exec_start(exec_id, stream=True):
+            data += chunk
+            if len(data) > limit:
+                raise SandboxUnavailable(f"{directory} is larger than {limit} bytes; not captured")
+        if self.exit_code(exec_id) not in (0, 1, 2):  # 1, 2: some files changed or unreadable
+            raise SandboxUnavailable(f"tar of {directory} failed in {self.container.short_id}")
+        return bytes(data)
+
+    def write_tar(self, directory: str, data: bytes, user: str = AGENT_USER) -> None:
+        """Unpack a tar into a folder as `user` (files end up owned by it), fed through the exec's
+        stdin (see read_tar)."""
+        exec_id = self.api.api.exec_create(
+            self.container.id, ["tar", "-C", directory, "--no-same-owner", "-xmf", "-"], user=user,
+            stdin=True)["Id"]
+        sock = self.api.api.exec_start(exec_id, socket=True)
+        raw = getattr(sock, "_sock", sock)
+        raw.sendall(data)
+        raw.shutdown(socket.SHUT_WR)
+        while raw.recv(65536):
+            pass
+        raw.close()
+        if self.exit_code(exec_id) != 0:
+            raise SandboxUnavailable(f"unpacking into {directory} failed in {self.container.short_id}")
+
+    def exit_code(self, exec_id: str, wait: float = 10.0) -> int | None:
+        """An exec's exit code, waiting briefly for the daemon to notice that it ended."""
+        deadline = time.monotonic() + wait
+        while True:
+            info = self.api.api.exec_inspect(exec_id)
+            if not info.get("Running") or time.monotonic() > deadline:
+                return info.get("ExitCode")
+            time.sleep(0.02)
 
     def put_file(self, path: str, data: bytes, mode: int = 0o644, uid: int = 0) -> None:
         """Write one file as root via a tar stream (harness-owned setup only)."""

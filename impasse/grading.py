@@ -1,0 +1,93 @@
+"""Runtime truth about a workspace: the task's FAIL_TO_PASS and PASS_TO_PASS tests, run by the
+harness in a fresh container of the same condition, with the pristine tests restored, user site
+packages off and no inherited PYTHONPATH. A test counts as passed only when pytest says PASSED for
+exactly its id: skipped, not collected, errored or killed all count as failed."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import asdict, dataclass
+
+import docker
+
+from impasse.conditions import Condition
+from impasse.environment import STATE, open_environment
+from impasse.sandbox import Sandbox
+
+TEST_TIMEOUT = 900
+PASSED_LINE = re.compile(r"^PASSED (\S+(?:\[[^\]]*\])?)\s*$", re.M)
+OUTPUT_TAIL = 4000
+
+
+@dataclass
+class TestRun:
+    passed: set[str]
+    exit_code: int
+    output_tail: str
+    duration: float
+
+
+@dataclass
+class Grade:
+    resolved: bool
+    fail_to_pass: dict[str, bool]
+    pass_to_pass: dict[str, bool]
+    committed: bool | None  # None when the task does not require a commit
+    test_exit_code: int
+    output_tail: str
+    duration: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def pytest_command(test_ids: tuple[str, ...]) -> str:
+    ids = " ".join(f"'{t}'" for t in test_ids)
+    return ("cd /workspace && exec env -u PYTHONPATH -u PYTHONSTARTUP PYTHONNOUSERSITE=1 "
+            "python3 -s -m pytest -p no:cacheprovider -o addopts= -rA -q --no-header "
+            f"--color=no {ids}")
+
+
+def run_tests(box: Sandbox, test_ids: tuple[str, ...]) -> TestRun:
+    result = box.exec(pytest_command(test_ids), timeout=TEST_TIMEOUT)
+    passed = set(PASSED_LINE.findall(result.output))
+    return TestRun(passed, result.exit_code, result.output[-OUTPUT_TAIL:], result.duration)
+
+
+def base_commit(box: Sandbox) -> str:
+    return box.exec_root(f"cat {STATE}/base_commit").output.strip()
+
+
+def git_facts(box: Sandbox) -> tuple[str, list[str], str]:
+    """The diff against the base commit, untracked files, and HEAD — read-only git calls."""
+    base = base_commit(box)
+    git = "git --no-optional-locks -C /workspace"
+    diff = box.exec_root(f"{git} diff --binary {base} -- . ':(exclude).ballast'").output
+    untracked = box.exec_root(f"{git} ls-files --others --exclude-standard").output.split()
+    head = box.exec_root(f"{git} rev-parse HEAD").output.strip()
+    return diff, [u for u in untracked if not u.startswith(".ballast")], head
+
+
+def committed_fix(box: Sandbox) -> bool:
+    """HEAD moved past the base and no tracked change is left uncommitted."""
+    base = base_commit(box)
+    git = "git --no-optional-locks -C /workspace"
+    moved = box.exec_root(f"{git} rev-parse HEAD").output.strip() != base
+    clean = box.exec_root(f"{git} diff --quiet HEAD -- . ':(exclude)tests'").exit_code == 0
+    return moved and clean
+
+
+def grade(api: docker.DockerClient, condition: Condition, workspace_tar: bytes,
+          labels: dict[str, str]) -> Grade:
+    started = time.monotonic()
+    task = condition.task
+    with open_environment(api, condition, {**labels, "impasse.role": "grader"},
+                          workspace_tar=workspace_tar, grading=True) as env:
+        committed = committed_fix(env.box) if task.requires.commit else None
+        run = run_tests(env.box, task.tests)
+    f2p = {t: t in run.passed for t in task.fail_to_pass}
+    p2p = {t: t in run.passed for t in task.pass_to_pass}
+    resolved = all(f2p.values()) and all(p2p.values()) and committed is not False
+    return Grade(resolved, f2p, p2p, committed, run.exit_code, run.output_tail,
+                 time.monotonic() - started)
