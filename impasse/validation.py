@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import docker
+import yaml
 
 from impasse.cards import get_card
 from impasse.conditions import make_condition
@@ -110,5 +111,6 @@ def pin_pass_to_pass(task: Task, tests: list[str]) -> None:
     end = start + 1
     while end < len(lines) and lines[end].startswith("  - "):
         end += 1
-    block = ["PASS_TO_PASS:"] + [f"  - {t}" for t in tests] if tests else ["PASS_TO_PASS: []"]
+    items = [f"  - {yaml.safe_dump(t, width=10**6).strip().removesuffix('...').strip()}" for t in tests]
+    block = ["PASS_TO_PASS:", *items] if tests else ["PASS_TO_PASS: []"]
     path.write_text("\n".join(lines[:start] + block + lines[end:]) + "\n")

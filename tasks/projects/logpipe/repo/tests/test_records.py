@@ -14,7 +14,8 @@ def test_line_is_parsed_with_extra_fields_kept():
 
 
 @pytest.mark.parametrize("line", ['not json', '[1, 2]', '{"ts": "2026-01-01T00:00:00Z"}',
-                                  '{"id": "x", "ts": "2026-01-01T00:00:00Z", "level": "loud"}'])
+                                  '{"id": "x", "ts": "2026-01-01T00:00:00Z", "level": "loud"}'],
+                         ids=["not-json", "not-an-object", "missing-id", "unknown-level"])
 def test_bad_lines_raise(line):
     with pytest.raises(BadLine):
         parse_line(line)
