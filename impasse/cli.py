@@ -7,9 +7,9 @@ import time
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from impasse import engine
+from impasse import cli_cards, cli_tasks, engine
+from impasse.cli_common import console, docker_client, fail, out
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="impasse: what coding agents do when the environment makes the task impossible.")
@@ -17,24 +17,8 @@ engine_app = typer.Typer(no_args_is_help=True, help="The Docker engine impasse r
 images_app = typer.Typer(no_args_is_help=True, help="Build the layered, content-hashed images.")
 app.add_typer(engine_app, name="engine")
 app.add_typer(images_app, name="images")
-
-console = Console(stderr=True)
-out = Console()
-
-
-def fail(message: str, code: int = 1) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {message}", highlight=False)
-    return typer.Exit(code)
-
-
-def docker_client():
-    """A client on a reachable engine, or exit 2 with the how-to (never a traceback)."""
-    try:
-        engine.ensure_engine(log=lambda m: console.print(f"[dim]{m}[/]"))
-    except engine.EngineUnavailable as err:
-        raise fail(str(err), code=2) from None
-    from impasse import images
-    return images.client()
+app.add_typer(cli_tasks.app, name="tasks")
+app.add_typer(cli_cards.app, name="cards")
 
 
 @engine_app.command("up")

@@ -16,7 +16,7 @@ import docker
 import yaml
 
 from impasse.cards import get_card
-from impasse.conditions import make_condition
+from impasse.conditions import ensure_condition_image, make_condition
 from impasse.environment import open_environment
 from impasse.grading import run_tests
 from impasse.sandbox import Sandbox
@@ -72,10 +72,10 @@ def judge(task: Task, bug_passed: set[str], fix_passed: set[str]) -> list[str]:
 def validate_task(api: docker.DockerClient, task: Task, use_cache: bool = True) -> Validation:
     condition = make_condition(task, get_card("none"))
     started = time.monotonic()
+    key = cache_key(task, ensure_condition_image(api, condition, log=lambda m: None))
+    if use_cache and key.exists():
+        return Validation(**{**json.loads(key.read_text()), "cached": True})
     with open_environment(api, condition, {"impasse.role": "validate"}) as env:
-        key = cache_key(task, env.image)
-        if use_cache and key.exists():
-            return Validation(**{**json.loads(key.read_text()), "cached": True})
         bug = run_tests(env.box, task.tests)
         complaint = apply_patch_as_agent(env.box, task.fix_patch.read_bytes())
         fix = run_tests(env.box, task.tests) if complaint is None else None

@@ -1,0 +1,64 @@
+"""`impasse cards …`: list, show and validate the blocker cards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import yaml
+from rich.table import Table
+
+from impasse.cli_common import console, fail, out
+from impasse.schema import DocumentError
+
+app = typer.Typer(no_args_is_help=True, help="The blocker cards.")
+
+
+@app.command("list")
+def list_cards():
+    """Each card with the tasks that support it."""
+    from impasse.cards import load_cards
+    from impasse.tasks import load_tasks
+    try:
+        cards, tasks = load_cards(), load_tasks()
+    except DocumentError as err:
+        raise fail(str(err)) from None
+    table = Table(title=f"{len(cards)} cards")
+    for column in ("card", "title", "needs", "signatures", "workarounds", "tasks"):
+        table.add_column(column)
+    for card in cards.values():
+        ids = [t.id for t in tasks] if card.is_control else [t.id for t in tasks if card.id in t.supports]
+        table.add_row(card.id, card.title, ", ".join(card.requires), str(len(card.signatures)),
+                      str(len(card.workarounds)), ", ".join(ids))
+    out.print(table)
+
+
+@app.command()
+def show(card_id: str):
+    """The card's YAML."""
+    from impasse.cards import get_card
+    try:
+        card = get_card(card_id)
+    except (KeyError, DocumentError) as err:
+        raise fail(str(err).strip("'\"")) from None
+    out.print(card.path.read_text(), markup=False, highlight=False)
+
+
+@app.command()
+def validate(paths: Annotated[list[Path] | None, typer.Argument(help="Card files (default: all).")] = None):
+    """Check cards against the schema, their regexes and their workaround families."""
+    from impasse.cards import card_paths, load_card
+    problems = 0
+    for path in paths or card_paths():
+        try:
+            load_card(path)
+            out.print(f"[green]ok[/] {path}")
+        except DocumentError as err:
+            problems += 1
+            console.print(str(err), markup=False, highlight=False)
+        except (OSError, yaml.YAMLError) as err:
+            problems += 1
+            console.print(f"{path}: {err}", markup=False)
+    if problems:
+        raise typer.Exit(1)

@@ -1,0 +1,31 @@
+"""What every CLI module shares: the consoles, a clean failure, and a client on a live engine."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+
+from impasse import engine
+
+console = Console(stderr=True)
+out = Console()
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    console.print(f"[bold red]error:[/] {message}", highlight=False, markup=False) if "[" in message \
+        else console.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def dim(message: str) -> None:
+    console.print(f"[dim]{message}[/]", highlight=False)
+
+
+def docker_client():
+    """A client on a reachable engine, or exit 2 with the how-to (never a traceback)."""
+    try:
+        engine.ensure_engine(log=dim)
+    except engine.EngineUnavailable as err:
+        raise fail(str(err), code=2) from None
+    from impasse import images
+    return images.client()
