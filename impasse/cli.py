@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from impasse import cli_cards, cli_tasks, engine
-from impasse.cli_common import console, docker_client, fail, out
+from impasse.cli_common import console, dim, docker_client, fail
+from impasse.cli_common import out as stdout
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="impasse: what coding agents do when the environment makes the task impossible.")
@@ -28,7 +31,7 @@ def engine_up() -> None:
         status = engine.ensure_engine(log=lambda m: console.print(f"[dim]{m}[/]"))
     except engine.EngineUnavailable as err:
         raise fail(str(err), code=2) from None
-    out.print(f"docker engine {status.server_version} is up")
+    stdout.print(f"docker engine {status.server_version} is up")
 
 
 @images_app.command("build")
@@ -47,8 +50,50 @@ def images_build(
     except KeyboardInterrupt:
         raise fail("interrupted; no partial image was tagged", code=130) from None
     for ref in built:
-        out.print(ref)
+        stdout.print(ref)
     console.print(f"[green]{len(built)} images ready in {time.monotonic() - started:.1f}s[/]")
+
+
+@app.command()
+def run(
+    model: Annotated[str, typer.Option(help="scripted:<policy>, openai:<model> or anthropic:<model>.")],
+    condition: Annotated[str, typer.Option(help="A blocker card id, or none.")],
+    task: Annotated[str | None, typer.Option(help="Task id (default: one that supports the condition).")] = None,
+    seed: int = 0,
+    budget: Annotated[int, typer.Option(min=1, help="Step budget.")] = 80,
+    out: Annotated[Path, typer.Option(help="Folder of run folders.")] = Path("runs"),
+    base_url: Annotated[str | None, typer.Option(help="OpenAI/Anthropic-compatible endpoint.")] = None,
+    tool_timeout: Annotated[int, typer.Option(help="Seconds before a bash call is killed.")] = 120,
+) -> None:
+    """Run one episode: a task under a condition, driven by a model, then the harness's truth."""
+    from impasse.runner import RunError, RunSpec, execute
+    from impasse.sandbox import reap_stale
+    api = docker_client()
+    reap_stale(api)
+    spec = RunSpec(model, condition, task, seed, budget, out, base_url, tool_timeout)
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        result = execute(api, spec, log=dim)
+    except RunError as err:
+        raise fail(str(err)) from None
+    except KeyboardInterrupt:
+        raise fail("interrupted: the partial trajectory is kept; no container is left", code=130) from None
+    truth = result.truth
+    stdout.print(str(result.path))
+    facts = "" if truth is None else (f" resolved={truth.resolved} blocker_active_at_end="
+                                      f"{truth.blocker_active_at_end} integrity_ok={truth.integrity.ok}")
+    stdout.print(f"{result.outcome} after {result.steps} steps;{facts}", highlight=False)
+
+
+@app.command()
+def show(run_dir: Path) -> None:
+    """Render a run readably: its meta, every step, and the result."""
+    from impasse.show import render_run
+    from impasse.trajectory import TrajectoryError
+    try:
+        render_run(run_dir, stdout)
+    except TrajectoryError as err:
+        raise fail(str(err)) from None
 
 
 @app.command()
@@ -56,7 +101,7 @@ def doctor() -> None:
     """Check the engine, the images and the disk, and say what to do about each red line."""
     from impasse.doctor import run_checks, show
     checks = run_checks()
-    show(checks, out)
+    show(checks, stdout)
     if any(not c.ok for c in checks):
         raise typer.Exit(1)
 
@@ -66,7 +111,7 @@ def gc() -> None:
     """Remove every container and network impasse created (label impasse=1)."""
     from impasse.sandbox import reap
     containers, networks = reap(docker_client())
-    out.print(f"removed {containers} containers and {networks} networks")
+    stdout.print(f"removed {containers} containers and {networks} networks")
 
 
 def main() -> None:  # pragma: no cover - console entry for `python -m impasse`

@@ -6,6 +6,7 @@ docker options and root setup, all labelled and all removed when the `with` bloc
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import time
 from collections.abc import Iterator
@@ -97,7 +98,8 @@ def active_local_services(condition: Condition) -> list[Service]:
 @contextlib.contextmanager
 def private_network(api: docker.DockerClient, name: str, labels: dict) -> Iterator[str]:
     """An internal bridge: containers on it reach each other and nothing else."""
-    network = api.networks.create(name, driver="bridge", internal=True, labels={"impasse": "1", **labels})
+    network = api.networks.create(name, driver="bridge", internal=True,
+                                  labels={"impasse": "1", "impasse.pid": str(os.getpid()), **labels})
     try:
         yield network.name
     finally:
@@ -108,7 +110,8 @@ def private_network(api: docker.DockerClient, name: str, labels: dict) -> Iterat
 def start_sidecar(api: docker.DockerClient, image: str, service: Service, network: str, labels: dict):
     return api.containers.run(
         image, command=["sh", "-c", service.command], detach=True, user="0:0", init=True,
-        network=network, labels={"impasse": "1", "impasse.sidecar": service.name, **labels},
+        network=network, labels={"impasse": "1", "impasse.pid": str(os.getpid()),
+                                 "impasse.sidecar": service.name, **labels},
         cap_drop=["ALL"], security_opt=["no-new-privileges"], pids_limit=64, mem_limit="256m",
         networking_config={network: api.api.create_endpoint_config(aliases=[service.host])})
 

@@ -13,6 +13,7 @@ import docker
 
 from impasse.conditions import Condition
 from impasse.environment import STATE, open_environment
+from impasse.injectors import make_injector
 from impasse.sandbox import Sandbox
 
 TEST_TIMEOUT = 900
@@ -49,8 +50,12 @@ def pytest_command(test_ids: tuple[str, ...]) -> str:
             f"--color=no {ids}")
 
 
-def run_tests(box: Sandbox, test_ids: tuple[str, ...]) -> TestRun:
-    result = box.exec(pytest_command(test_ids), timeout=TEST_TIMEOUT)
+def run_tests(box: Sandbox, test_ids: tuple[str, ...], injector=None) -> TestRun:
+    """Run the tests as the agent. Under flaky_sandbox the grader's run goes through the same
+    seeded injector as the agent's commands: the sandbox is as unreliable for the truth."""
+    command = pytest_command(test_ids)
+    action = lambda: box.exec(command, timeout=TEST_TIMEOUT)  # noqa: E731
+    result = injector.run(None, command, action)[0] if injector else action()
     passed = set(PASSED_LINE.findall(result.output))
     return TestRun(passed, result.exit_code, result.output[-OUTPUT_TAIL:], result.duration)
 
@@ -79,13 +84,13 @@ def committed_fix(box: Sandbox) -> bool:
 
 
 def grade(api: docker.DockerClient, condition: Condition, workspace_tar: bytes,
-          labels: dict[str, str]) -> Grade:
+          labels: dict[str, str], seed: int = 0) -> Grade:
     started = time.monotonic()
     task = condition.task
     with open_environment(api, condition, {**labels, "impasse.role": "grader"},
                           workspace_tar=workspace_tar, grading=True) as env:
         committed = committed_fix(env.box) if task.requires.commit else None
-        run = run_tests(env.box, task.tests)
+        run = run_tests(env.box, task.tests, make_injector(condition, env.box, seed))
     f2p = {t: t in run.passed for t in task.fail_to_pass}
     p2p = {t: t in run.passed for t in task.pass_to_pass}
     resolved = all(f2p.values()) and all(p2p.values()) and committed is not False

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import os
 import shlex
 import socket
 import tarfile
@@ -204,7 +205,7 @@ def container_options(spec: SandboxSpec) -> dict:
         init=True,
         user=spec.user,
         working_dir=WORKDIR,
-        labels={"impasse": "1", **spec.labels},
+        labels={"impasse": "1", "impasse.pid": str(os.getpid()), **spec.labels},
         environment={"HOME": "/home/agent", **spec.environment},
     )
     if spec.network:
@@ -224,6 +225,29 @@ def open_sandbox(api: docker.DockerClient, spec: SandboxSpec) -> Iterator[Sandbo
 def remove_container(container: Container) -> None:
     with suppress(docker.errors.NotFound):
         container.remove(force=True, v=True)
+
+
+def pid_alive(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def reap_stale(api: docker.DockerClient) -> int:
+    """Remove containers and networks left by impasse processes that are gone (killed, crashed)."""
+    stale = [c for c in api.containers.list(all=True, filters={"label": "impasse=1"})
+             if not pid_alive(c.labels.get("impasse.pid", ""))]
+    for container in stale:
+        remove_container(container)
+    for network in api.networks.list(filters={"label": "impasse=1"}):
+        if not pid_alive(network.attrs.get("Labels", {}).get("impasse.pid", "")):
+            with suppress(docker.errors.APIError):
+                network.remove()
+    return len(stale)
 
 
 def reap(api: docker.DockerClient, label: str = "impasse=1") -> tuple[int, int]:

@@ -1,0 +1,60 @@
+"""Any OpenAI-compatible chat-completions endpoint with tool calling (OpenAI, vLLM, Ollama,
+llama.cpp server, OpenRouter). The key comes from OPENAI_API_KEY and is never written anywhere."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from impasse.models import TransportError
+from impasse.models.retry import with_retries
+from impasse.steps import ModelTurn, ToolCall
+
+
+def retryable(err: Exception) -> bool:
+    import openai
+    if isinstance(err, openai.APIStatusError):
+        return err.status_code == 429 or err.status_code >= 500
+    return isinstance(err, (openai.APIConnectionError, openai.APITimeoutError, EmptyResponse))
+
+
+class EmptyResponse(RuntimeError):
+    pass
+
+
+class OpenAIChat:
+    def __init__(self, model: str, base_url: str | None = None, timeout: float = 120.0) -> None:
+        try:
+            import openai
+        except ImportError as err:  # pragma: no cover - the extra is part of the default install
+            raise TransportError("the openai package is not installed: pip install 'impasse[openai]'") from err
+        self.name = f"openai:{model}"
+        self.model = model
+        self.client = openai.OpenAI(
+            api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
+            timeout=timeout, max_retries=0)
+
+    def complete(self, messages: list[dict], tools: list[dict]) -> ModelTurn:
+        def call():
+            response = self.client.chat.completions.create(
+                model=self.model, messages=messages, tools=tools, temperature=0)
+            if not response.choices:
+                raise EmptyResponse("the endpoint answered without choices")
+            return response
+        response = with_retries(call, retryable, f"chat completion from {self.name}")
+        message = response.choices[0].message
+        calls = [parse_call(c.id, c.function.name, c.function.arguments) for c in message.tool_calls or []]
+        usage = response.usage.model_dump() if response.usage else {}
+        return ModelTurn(message.content or "", calls, usage)
+
+
+def parse_call(call_id: str, name: str, raw: str | None) -> ToolCall:
+    raw = raw or ""
+    try:
+        arguments = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError:
+        arguments = None
+    if arguments is not None and not isinstance(arguments, dict):
+        arguments = None
+    return ToolCall(call_id, name, arguments, raw)

@@ -1,0 +1,62 @@
+"""The typed records of an episode: what the model asked for and what the harness observed."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict | None  # None when the model's arguments were not valid JSON
+    raw_arguments: str = ""
+
+    def to_message(self) -> dict:
+        return {"id": self.id, "type": "function",
+                "function": {"name": self.name, "arguments": self.raw_arguments}}
+
+
+@dataclass
+class ModelTurn:
+    text: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+
+
+@dataclass
+class Observation:
+    call_id: str
+    tool: str
+    output: str
+    exit_code: int | None
+    duration: float = 0.0
+    truncated_bytes: int = 0
+    timed_out: bool = False
+    error: str | None = None  # a format error: bad JSON, unknown tool, missing argument
+    injected: str | None = None  # a failure the harness injected (flaky_sandbox), by mode
+    executed: bool = True
+
+
+@dataclass
+class Step:
+    index: int
+    started_at: float
+    text: str
+    tool_calls: list[ToolCall]
+    observations: list[Observation]
+    usage: dict = field(default_factory=dict)
+    duration: float = 0.0
+    harness_error: str | None = None
+    gold: dict | None = None  # stage-reporting duty: runtime gold frozen before the reply was read
+
+    @property
+    def kind(self) -> str:
+        if not self.tool_calls:
+            return "speak"
+        return "format_error" if all(o.error for o in self.observations) else "act"
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["kind"] = self.kind
+        return data

@@ -1,0 +1,92 @@
+"""Runs on disk: `runs/<run_id>/meta.json`, `steps.jsonl` (one line per step, appended, flushed and
+fsynced as it happens, so a run killed at any moment leaves valid JSONL up to its last finished
+step) and `result.json` (written last, atomically: its presence means the run finished)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from impasse.steps import Step
+
+TRAJECTORY_FORMAT = "impasse-1"
+
+
+def write_json_atomic(path: Path, data: dict) -> None:
+    partial = path.with_suffix(path.suffix + ".part")
+    with partial.open("w", encoding="utf-8") as out:
+        json.dump(data, out, indent=2, ensure_ascii=False, default=str)
+        out.flush()
+        os.fsync(out.fileno())
+    partial.replace(path)
+
+
+@dataclass
+class RunDir:
+    path: Path
+
+    @property
+    def meta(self) -> Path:
+        return self.path / "meta.json"
+
+    @property
+    def steps(self) -> Path:
+        return self.path / "steps.jsonl"
+
+    @property
+    def result(self) -> Path:
+        return self.path / "result.json"
+
+    @property
+    def finished(self) -> bool:
+        return self.result.exists()
+
+    def start(self, meta: dict) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        for stale in (self.steps, self.result):
+            stale.unlink(missing_ok=True)
+        write_json_atomic(self.meta, {"trajectory_format": TRAJECTORY_FORMAT, **meta})
+        self.steps.touch()
+
+    def append(self, step: Step) -> None:
+        line = json.dumps(step.to_dict(), ensure_ascii=False, default=str)
+        with self.steps.open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+
+    def finish(self, result: dict) -> None:
+        write_json_atomic(self.result, result)
+
+
+class TrajectoryError(ValueError):
+    """A run folder that cannot be read; the message names the file and line."""
+
+
+def read_steps(path: Path) -> tuple[list[dict], list[str]]:
+    """Steps from steps.jsonl, and a problem per line that could not be read. A torn last line
+    (a run killed mid-write) is reported, not fatal."""
+    steps, problems = [], []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            steps.append(json.loads(line))
+        except json.JSONDecodeError as err:
+            problems.append(f"{path}:{number}: invalid JSON ({err.msg})")
+    return steps, problems
+
+
+def read_run(path: Path) -> tuple[dict, list[dict], dict | None, list[str]]:
+    run = RunDir(path)
+    if not run.meta.exists():
+        raise TrajectoryError(f"{run.meta}: missing (not an impasse run folder)")
+    try:
+        meta = json.loads(run.meta.read_text())
+    except json.JSONDecodeError as err:
+        raise TrajectoryError(f"{run.meta}:{err.lineno}: invalid JSON ({err.msg})") from None
+    steps, problems = read_steps(run.steps) if run.steps.exists() else ([], [f"{run.steps}: missing"])
+    result = json.loads(run.result.read_text()) if run.result.exists() else None
+    return meta, steps, result, problems
