@@ -133,17 +133,19 @@ def wait_for_ports(box: Sandbox, services: list[Service], host_of=lambda s: "127
             raise EnvironmentError_(f"service {service.name} did not come up on port {service.port}")
 
 
-def populate_workspace(box: Sandbox, workspace_tar: bytes | None, seed: bool) -> None:
-    """Put the starting (seed) or final (grading) workspace in place, as the workspace's owner:
-    the harness holds no capabilities in the container, so it cannot chown."""
+def populate_workspace(box: Sandbox, workspace_tar: bytes | None, tmpfs: bool) -> None:
+    """Put the final (grading) or, on a fresh tmpfs, the starting (seed) workspace in place, as the
+    workspace's owner: the harness holds no capabilities in the container, so it cannot chown."""
     owner = workspace_owner(box)
     if workspace_tar is not None:
         box.exec("find /workspace -mindepth 1 -delete", user=owner)
         box.write_tar("/workspace", workspace_tar, user=owner)
-    elif seed:
+    elif tmpfs:
         result = box.exec(f"cp -a {STATE}/seed/. /workspace/", user=owner)
         if result.exit_code:
             raise EnvironmentError_(f"could not populate the workspace: {result.output[-300:]}")
+    if tmpfs:  # cp -a and tar give the tmpfs root the seed's mode; sticky 1777 lets root's ballast in
+        box.exec("chmod 1777 /workspace", user=owner)
 
 
 def restore_pristine_tests(box: Sandbox) -> None:
@@ -190,7 +192,7 @@ def open_environment(api: docker.DockerClient, condition: Condition, labels: dic
                            environment=agent_environment(condition),
                            run_options={**options, "extra_hosts": extra_hosts(condition)})
         box = stack.enter_context(open_sandbox(api, spec))
-        populate_workspace(box, workspace_tar, seed=workspace_tmpfs)
+        populate_workspace(box, workspace_tar, tmpfs=workspace_tmpfs)
         if workspace_tar is not None:
             restore_pristine_tests(box)
         local = active_local_services(condition)

@@ -22,6 +22,8 @@ def test_exact_distinct_over_a_nightly_batch():
 
 def test_nightly_batch_filter(tmp_path):
     source = generate_log(tmp_path / "nightly.log", NIGHTLY_LINES, seed=3)
+    audit_trail, _ = parse_lines(source.read_text().splitlines())  # kept whole, as the job does
     events, malformed = parse_lines(run_jq(level_filter("warning"), source))
+    assert len(audit_trail) == NIGHTLY_LINES
     assert malformed == 0
     assert len(events) == 74955
