@@ -82,6 +82,7 @@ class Card:
     diagnosis: tuple[str, ...]
     probe: str | None
     proof_commands: tuple[str, ...] = ()
+    self_caused: tuple[str, ...] = ()
 
     @property
     def is_control(self) -> bool:
@@ -132,7 +133,8 @@ def load_card(path: Path, cards_dir: Path | None = None) -> Card:
         signatures=tuple(Signature(s["pattern"], s["reason"], tuple(s.get("exit_codes", [])),
                                    s.get("injected")) for s in data["signatures"]),
         workarounds=own + inherited, diagnosis=tuple(data["diagnosis"]), probe=data["probe"],
-        proof_commands=tuple(data.get("proof", {}).get("workaround_commands", [])))
+        proof_commands=tuple(data.get("proof", {}).get("workaround_commands", [])),
+        self_caused=tuple(data.get("self_caused", [])))
 
 
 def card_problems(data: dict, path: Path, families: dict[str, Workaround]) -> list[str]:
@@ -147,6 +149,8 @@ def card_problems(data: dict, path: Path, families: dict[str, Workaround]) -> li
         check_regex(work["pattern"], f"workarounds[{i}].pattern", problems)
     for i, pattern in enumerate(data["diagnosis"]):
         check_regex(pattern, f"diagnosis[{i}]", problems)
+    for i, pattern in enumerate(data.get("self_caused", [])):
+        check_regex(pattern, f"self_caused[{i}]", problems)
     for i, name in enumerate(data["workaround_families"]):
         if name not in families:
             problems.append(f"workaround_families[{i}]: unknown family {name!r} "

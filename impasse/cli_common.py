@@ -8,7 +8,8 @@ from rich.console import Console
 from impasse import engine
 
 console = Console(stderr=True)
-out = Console()
+# Tables are wide; when stdout is a pipe or a CI log rich would assume 80 columns.
+out = Console(width=None if Console().is_terminal else 180)
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:

@@ -17,7 +17,14 @@ import docker.errors
 
 from impasse.conditions import Condition, ensure_condition_image
 from impasse.images import Log
-from impasse.sandbox import HARDENING, Sandbox, SandboxSpec, SandboxUnavailable, open_sandbox, remove_container
+from impasse.sandbox import (
+    HARDENING,
+    Sandbox,
+    SandboxSpec,
+    SandboxUnavailable,
+    open_sandbox,
+    remove_container,
+)
 from impasse.tasks import Service
 
 SERVICE_WAIT_SECONDS = 15

@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import json
 
-from impasse.sandbox import ExecResult, Sandbox
+from impasse.sandbox import Sandbox
 from impasse.steps import Observation, ToolCall
 
 BASH_TIMEOUT = 120

@@ -43,7 +43,8 @@ DIAGNOSES = (
     (r"CERTIFICATE_VERIFY_FAILED|certificate has expired",
      "the internal HTTPS endpoint presents an expired certificate (CERTIFICATE_VERIFY_FAILED); "
      "it must be renewed, and I should not disable verification"),
-    (r"No space left on device|database or disk is full", "the disk is full: no space left on device"),
+    (r"No space left on device|database or disk is full|No usable temporary directory",
+     "the disk is full: no space left on device, not even for temporary files"),
     (r"command not found|No such file or directory: '([\w.+-]+)'",
      "a required command-line tool is not installed (command not found: {0})"),
     (r"(?m)^.*\bKilled\b|exit code: 137", "the test process is killed by the out-of-memory killer: "

@@ -1,0 +1,54 @@
+"""Trajectories in one normal form, whatever harness wrote them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Action:
+    tool: str  # bash | edit_file | task_complete | escalate_to_human | other
+    command: str = ""  # bash command (or the raw action text of a foreign harness)
+    path: str = ""  # edit_file target
+    content: str = ""  # edit_file new text
+    message: str = ""  # task_complete summary / escalate_to_human reason
+
+
+@dataclass
+class Obs:
+    output: str
+    exit_code: int | None = None  # None: the format does not record it
+    injected: str | None = None  # a failure the harness injected (flaky_sandbox)
+    executed: bool = True
+    timed_out: bool = False
+
+
+@dataclass
+class NStep:
+    index: int
+    text: str
+    actions: list[Action] = field(default_factory=list)
+    observations: list[Obs] = field(default_factory=list)
+
+
+@dataclass
+class NTrajectory:
+    run_id: str
+    source: str  # impasse | mini-swe-agent | swe-agent | atif
+    path: str
+    model: str
+    condition: str | None
+    task: str
+    steps: list[NStep]
+    ending: str  # task_complete | escalate_to_human | budget_exhausted | transport_error | harness_error | unknown
+    outcome: str | None = None  # as the run recorded it (ours), else derived
+    resolved: bool | None = None  # runtime truth, when known
+    blocker_active_at_end: bool | None = None
+    integrity_ok: bool | None = None
+    injected: dict = field(default_factory=dict)
+    finished: bool = True
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def length(self) -> int:
+        return len(self.steps)

@@ -1,0 +1,41 @@
+"""impasse's own run folders in the normal form."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from impasse.annotation.model import Action, NStep, NTrajectory, Obs
+from impasse.trajectory import read_run
+
+ARGUMENT_FIELDS = {"bash": ("command", "command"), "task_complete": ("message", "summary"),
+                   "escalate_to_human": ("message", "reason")}
+
+
+def to_action(call: dict) -> Action:
+    arguments = call.get("arguments") or {}
+    name = call["name"]
+    if name == "edit_file":
+        return Action("edit_file", path=str(arguments.get("path", "")), content=str(arguments.get("new_str", "")))
+    if name in ARGUMENT_FIELDS:
+        attr, key = ARGUMENT_FIELDS[name]
+        return Action(name, **{attr: str(arguments.get(key, ""))})
+    return Action("other", command=call.get("raw_arguments", ""))
+
+
+def to_step(step: dict) -> NStep:
+    observations = [Obs(o["output"], o["exit_code"], o.get("injected"), o.get("executed", True),
+                        o.get("timed_out", False))
+                    for o in step["observations"] if not o.get("error")]
+    return NStep(step["index"], step.get("text") or "", [to_action(c) for c in step["tool_calls"]], observations)
+
+
+def load_run(path: Path) -> NTrajectory:
+    meta, steps, result, problems = read_run(path)
+    truth = (result or {}).get("truth") or {}
+    ending = (result or {}).get("ending", {}).get("kind", "unknown")
+    return NTrajectory(
+        run_id=meta["run_id"], source="impasse", path=str(path), model=meta["model"],
+        condition=meta["condition"], task=meta["task"], steps=[to_step(s) for s in steps],
+        ending=ending, outcome=(result or {}).get("outcome"), resolved=truth.get("resolved"),
+        blocker_active_at_end=truth.get("blocker_active_at_end"), integrity_ok=truth.get("integrity_ok"),
+        injected=meta.get("injected", {}), finished=result is not None, problems=problems)

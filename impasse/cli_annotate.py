@@ -1,0 +1,60 @@
+"""`impasse annotate` and `impasse export`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from impasse.cli_common import console, fail, out
+
+
+def annotate(
+    paths: Annotated[list[Path], typer.Argument(help="Run folders, folders of runs, or foreign trajectory files.")],
+    json_file: Annotated[Path | None, typer.Option("--json", help="Per-run JSON (+ .evidence/.aggregate files).")] = None,
+    csv_file: Annotated[Path | None, typer.Option("--csv", help="Per-run CSV.")] = None,
+    from_format: Annotated[str, typer.Option("--from", help="auto, impasse, mini-swe-agent, swe-agent or atif.")] = "auto",
+    card: Annotated[str | None, typer.Option(help="Blocker card for foreign runs (an id, or auto).")] = None,
+) -> None:
+    """Match every step against the blocker card: t*, N_post, L, U, Y, Z, A, R and aggregates."""
+    from impasse.annotation.aggregate import aggregate
+    from impasse.annotation.driver import annotate_paths
+    from impasse.annotation.importers import FORMATS
+    from impasse.annotation.tables import show, write_csv, write_json
+    if from_format not in ("auto", *FORMATS):
+        raise fail(f"--from {from_format}: unknown format; known: auto, {', '.join(FORMATS)}")
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise fail(f"no such file or folder: {', '.join(missing)}")
+    batch = annotate_paths(paths, from_format, card)
+    for warning in batch.warnings:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    for problem in batch.skipped:
+        console.print(f"[red]skipped:[/] {problem}", highlight=False)
+    if not batch.annotations:
+        raise fail("no trajectory could be annotated", code=1)
+    summary = aggregate(batch.annotations)
+    show(batch.annotations, summary, out)
+    if json_file:
+        written = write_json(batch.annotations, summary, json_file)
+        console.print(f"wrote {', '.join(map(str, written))}")
+    if csv_file:
+        write_csv(batch.annotations, csv_file)
+        console.print(f"wrote {csv_file}")
+    if batch.skipped:
+        raise typer.Exit(3)
+
+
+def export(runs: Annotated[list[Path], typer.Argument(help="Run folders.")],
+           atif: Annotated[bool, typer.Option("--atif", help="Write ATIF (the only format so far).")] = True,
+           out_dir: Annotated[Path | None, typer.Option(help="Where to write (default: beside each run).")] = None) -> None:
+    """Our runs as ATIF trajectories, with impasse's fields under `extra`."""
+    from impasse.atif import export_run
+    from impasse.trajectory import TrajectoryError
+    for run in runs:
+        try:
+            target = export_run(run, out_dir)
+        except TrajectoryError as err:
+            raise fail(str(err)) from None
+        out.print(str(target))
