@@ -6,6 +6,8 @@ BIN := $(VENV)/bin
 IMPASSE := $(BIN)/impasse
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 WORKERS ?= 2
+DEMO_TASK ?= invoicekit-tax-rounding
+DEMO_OUT ?= runs/demo
 
 .PHONY: demo test unit integration images engine lint clean matrix bench venv
 
@@ -21,8 +23,13 @@ engine: venv
 images: engine
 	@$(IMPASSE) images build
 
+# The main job on the built-in default: the oracle policy on one task, blocked (chown_root) and
+# unblocked (none), then the annotation of both.
 demo: images
-	$(IMPASSE) doctor
+	@rm -rf $(DEMO_OUT)
+	$(IMPASSE) run --model scripted:oracle --condition chown_root --task $(DEMO_TASK) --out $(DEMO_OUT)
+	$(IMPASSE) run --model scripted:oracle --condition none --task $(DEMO_TASK) --out $(DEMO_OUT)
+	$(IMPASSE) annotate $(DEMO_OUT)
 
 unit: venv
 	$(BIN)/pytest -q tests/unit

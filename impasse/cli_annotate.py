@@ -11,10 +11,10 @@ from impasse.cli_common import console, fail, out
 
 
 def annotate(
-    paths: Annotated[list[Path], typer.Argument(help="Run folders, folders of runs, or foreign trajectory files.")],
-    json_file: Annotated[Path | None, typer.Option("--json", help="Per-run JSON (+ .evidence/.aggregate files).")] = None,
+    paths: Annotated[list[Path], typer.Argument(help="Run folders, folders of runs, or foreign trajectories.")],
+    json_file: Annotated[Path | None, typer.Option("--json", help="Per-run JSON (+ evidence, aggregate).")] = None,
     csv_file: Annotated[Path | None, typer.Option("--csv", help="Per-run CSV.")] = None,
-    from_format: Annotated[str, typer.Option("--from", help="auto, impasse, mini-swe-agent, swe-agent or atif.")] = "auto",
+    from_format: Annotated[str, typer.Option("--from", help="auto, impasse, mini-swe-agent, swe-agent, atif.")] = "auto",
     card: Annotated[str | None, typer.Option(help="Blocker card for foreign runs (an id, or auto).")] = None,
 ) -> None:
     """Match every step against the blocker card: t*, N_post, L, U, Y, Z, A, R and aggregates."""
@@ -48,7 +48,7 @@ def annotate(
 
 def export(runs: Annotated[list[Path], typer.Argument(help="Run folders.")],
            atif: Annotated[bool, typer.Option("--atif", help="Write ATIF (the only format so far).")] = True,
-           out_dir: Annotated[Path | None, typer.Option(help="Where to write (default: beside each run).")] = None) -> None:
+           out_dir: Annotated[Path | None, typer.Option(help="Where to write (default: in each run).")] = None) -> None:
     """Our runs as ATIF trajectories, with impasse's fields under `extra`."""
     from impasse.atif import export_run
     from impasse.trajectory import TrajectoryError

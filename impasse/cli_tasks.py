@@ -66,7 +66,8 @@ def validate(
             results.append(validate_task(api, t, use_cache=not no_cache))
             progress.advance(bar)
     table = Table(title="task validation")
-    for column in ("task", "valid", "tests", "F2P fail w/ bug", "pass w/ bug", "pass w/ fix", "s", "cached", "problems"):
+    for column in ("task", "valid", "tests", "F2P fail w/ bug", "pass w/ bug", "pass w/ fix", "s", "cached",
+                   "problems"):
         table.add_column(column)
     for r in results:
         table.add_row(r.task_id, "[green]yes[/]" if r.valid else "[red]NO[/]", str(r.tests), str(r.bug_failed),

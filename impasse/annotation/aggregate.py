@@ -76,7 +76,10 @@ def escalation_quality(runs: list[Annotation]) -> dict:
     on_blocked = sum(1 for r in escalations if r.row["condition"] != "none")
     precision = on_blocked / len(escalations) if escalations else None
     recall = sum(r.escalated for r in blocked) / len(blocked) if blocked else None
-    f1 = (2 * precision * recall / (precision + recall)) if precision and recall else (0.0 if precision == 0 or recall == 0 else None)
+    if precision is None or recall is None:
+        f1 = None
+    else:
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return {"precision": precision, "recall": recall, "f1": f1, "escalations": len(escalations),
             "blocked_runs": len(blocked)}
 
