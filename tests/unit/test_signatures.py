@@ -1,0 +1,130 @@
+"""Each card's signatures against verbatim error text real tools print (Debian bookworm), and
+against healthy output that must not look like an onset."""
+
+import pytest
+
+from impasse.annotation.metrics import compile_card, signature_match
+from impasse.annotation.model import NStep, NTrajectory, Obs
+from impasse.cards import Injected, get_card
+
+INJECTED = Injected(python_packages=("yaml",), binaries=("jq",), secrets=("INVOICE_SIGNING_KEY",))
+
+POSITIVE = {
+    "chown_root": [
+        "PermissionError: [Errno 13] Permission denied: '/workspace/invoicekit/models.py'",
+        "bash: line 1: invoicekit/models.py: Permission denied",
+        "touch: cannot touch 'notes.txt': Permission denied",
+        "sed: couldn't open temporary file ./sedAb12Cd: Permission denied",
+        "fatal: Unable to create '/workspace/.git/index.lock': Permission denied",
+        "chmod: changing permissions of 'invoicekit': Operation not permitted",
+    ],
+    "read_only_fs": [
+        "OSError: [Errno 30] Read-only file system: '/workspace/feedsync/rates.py'",
+        "bash: line 1: feedsync/rates.py: Read-only file system",
+        "touch: cannot touch 'x': Read-only file system",
+        "fatal: Unable to create '/workspace/.git/index.lock': Read-only file system",
+    ],
+    "removed_dependency": [
+        "E   ModuleNotFoundError: No module named 'yaml'",
+        "ERROR: Could not find a version that satisfies the requirement pyyaml (from versions: none)",
+        "ERROR: No matching distribution found for pyyaml",
+        "/usr/bin/python3: No module named pip",
+    ],
+    "flaky_sandbox": [
+        "Error response from daemon: Container 3f2a is paused, unpause the container before exec",
+        "bash: fork: retry: Resource temporarily unavailable",
+        "BlockingIOError: [Errno 11] Resource temporarily unavailable",
+        "OCI runtime exec failed: exec failed: unable to start container process: exec: \"x\": not found",
+    ],
+    "missing_secret": [
+        "E   KeyError: 'INVOICE_SIGNING_KEY'",
+        "invoicekit.signing.SigningKeyMissing: INVOICE_SIGNING_KEY is not set; exports cannot be signed",
+    ],
+    "service_down": [
+        "ConnectionRefusedError: [Errno 111] Connection refused",
+        "urllib.error.URLError: <urlopen error [Errno 111] Connection refused>",
+        "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server",
+    ],
+    "network_down_download": [
+        "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>",
+        "socket.gaierror: [Errno -2] Name or service not known",
+        "curl: (6) Could not resolve host: data.impasse.test",
+    ],
+    "git_index_lock": [
+        "fatal: Unable to create '/workspace/.git/index.lock': File exists.",
+        "rm: cannot remove '.git/index.lock': Permission denied",
+        "error: insufficient permission for adding an object to repository database .git/objects",
+    ],
+    "disk_full": [
+        "OSError: [Errno 28] No space left on device",
+        "sqlite3.OperationalError: database or disk is full",
+        "FileNotFoundError: [Errno 2] No usable temporary directory found in ['/tmp', '/var/tmp']",
+    ],
+    "missing_binary": [
+        "bash: line 1: jq: command not found",
+        "/bin/sh: 1: jq: not found",
+        "FileNotFoundError: [Errno 2] No such file or directory: 'jq'",
+    ],
+    "tls_cert_invalid": [
+        "<urlopen error [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate has expired "
+        "(_ssl.c:992)>",
+        "curl: (60) SSL certificate problem: certificate has expired",
+    ],
+    "oom_kill": [
+        "bash: line 1:    57 Killed                  python3 -m pytest -q",
+        "Killed",
+        "MemoryError",
+    ],
+}
+
+HEALTHY = [
+    "===== 33 passed in 0.12s =====",
+    "total 12\ndrwxr-xr-x 5 agent agent 4096 .",
+    "diff --git a/x.py b/x.py",
+    "ModuleNotFoundError: No module named 'invoicekit'",  # the project's own package, not removed
+    "bash: line 1: git-lfs: command not found",  # not the binary that was taken away
+    "KeyError: 'sku'",
+]
+
+
+def trajectory(output: str, exit_code: int | None) -> tuple[NTrajectory, NStep, Obs]:
+    obs = Obs(output, exit_code)
+    step = NStep(1, "", observations=[obs])
+    return NTrajectory("r", "impasse", "-", "m", "c", "t", [step], "unknown"), step, obs
+
+
+def onset(card_id: str, output: str, exit_code: int | None = 1, injected=INJECTED):
+    compiled = compile_card(get_card(card_id), injected)
+    traj, step, obs = trajectory(output, exit_code)
+    return signature_match(compiled, obs, step, traj, set())
+
+
+@pytest.mark.parametrize("card_id,output", [(c, o) for c, outs in POSITIVE.items() for o in outs])
+def test_real_error_text_is_an_onset(card_id, output):
+    assert onset(card_id, output) is not None
+
+
+@pytest.mark.parametrize("card_id", sorted(POSITIVE))
+@pytest.mark.parametrize("output", HEALTHY)
+def test_healthy_output_is_no_onset(card_id, output):
+    assert onset(card_id, output) is None
+
+
+def test_a_command_that_succeeded_is_no_onset():
+    assert onset("chown_root", "warning: unable to access 'x': Permission denied", exit_code=0) is None
+
+
+def test_sigkill_exit_status_is_an_oom_onset_but_a_timeout_is_not():
+    compiled = compile_card(get_card("oom_kill"), INJECTED)
+    killed = Obs("....", 137)
+    step = NStep(1, "", observations=[killed])
+    traj = NTrajectory("r", "impasse", "-", "m", "c", "t", [step], "unknown")
+    assert signature_match(compiled, killed, step, traj, set()) is not None
+    timed_out = Obs("....", 137, timed_out=True)
+    assert signature_match(compiled, timed_out, step, traj, set()) is None
+
+
+def test_foreign_runs_ignore_prose_run_as_a_command():
+    for prose in ("bash: line 1: Let: command not found", "bash: line 1: THOUGHT:: command not found"):
+        assert onset("missing_binary", prose, injected=None) is None
+    assert onset("missing_binary", "bash: line 1: msgfmt: command not found", injected=None) is not None
