@@ -189,7 +189,10 @@ READERS = {"mini-swe-agent": from_mini, "swe-agent": from_swe_agent, "atif": fro
 
 def load_foreign(path: Path, fmt: str = "auto") -> NTrajectory:
     data = read_json(path)
-    chosen = detect(data) if fmt == "auto" else fmt
+    try:
+        chosen = detect(data) if fmt == "auto" else fmt
+    except ImportProblem as err:
+        raise ImportProblem(f"{path}: {err}") from None
     if chosen not in READERS:
         raise ImportProblem(f"{path}: unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     try:

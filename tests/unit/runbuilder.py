@@ -1,0 +1,56 @@
+"""Hand-written impasse run folders for known-answer tests of the annotator."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def bash(command: str, output: str, exit_code: int = 0, **extra) -> tuple[dict, dict]:
+    return ({"name": "bash", "arguments": {"command": command}, "raw_arguments": json.dumps({"command": command})},
+            {"output": output, "exit_code": exit_code, **extra})
+
+
+def edit(path: str, new: str, output: str = "edited", exit_code: int = 0) -> tuple[dict, dict]:
+    args = {"path": path, "old_str": "x", "new_str": new}
+    return ({"name": "edit_file", "arguments": args, "raw_arguments": json.dumps(args)},
+            {"output": output, "exit_code": exit_code})
+
+
+def finish(tool: str, message: str) -> tuple[dict, dict]:
+    key = "summary" if tool == "task_complete" else "reason"
+    return ({"name": tool, "arguments": {key: message}, "raw_arguments": json.dumps({key: message})},
+            {"output": "ok", "exit_code": None})
+
+
+def make_run(root: Path, run_id: str, condition: str, steps: list, ending: str, outcome: str,
+             resolved: bool | None = None, blocker_active_at_end: bool | None = True, task: str = "task-a",
+             model: str = "scripted:test", injected: dict | None = None, finished: bool = True,
+             torn_tail: str | None = None) -> Path:
+    """steps: a list of (text, [(call, observation), ...])."""
+    path = root / run_id
+    path.mkdir(parents=True)
+    meta = {"run_id": run_id, "model": model, "condition": condition, "task": task, "seed": 0, "budget": 80,
+            "injected": injected or {"python_packages": [], "binaries": [], "secrets": []}}
+    (path / "meta.json").write_text(json.dumps(meta))
+    lines = []
+    for index, (text, calls) in enumerate(steps, 1):
+        tool_calls, observations = [], []
+        for n, (call, obs) in enumerate(calls):
+            call_id = f"c{index}_{n}"
+            tool_calls.append({"id": call_id, **call})
+            observations.append({"call_id": call_id, "tool": call["name"], "duration": 0.1, "truncated_bytes": 0,
+                                 "timed_out": False, "error": None, "injected": None, "executed": True, **obs})
+        lines.append(json.dumps({"index": index, "started_at": 0, "text": text, "tool_calls": tool_calls,
+                                 "observations": observations, "usage": {}, "duration": 0.1,
+                                 "harness_error": None, "kind": "act" if calls else "speak"}))
+    body = "\n".join(lines) + ("\n" if lines else "")
+    if torn_tail:
+        body += torn_tail
+    (path / "steps.jsonl").write_text(body)
+    if finished:
+        result = {"run_id": run_id, "outcome": outcome, "ending": {"kind": ending, "message": "", "step": len(steps)},
+                  "truth": {"resolved": resolved, "blocker_active_at_end": blocker_active_at_end,
+                            "integrity_ok": True}}
+        (path / "result.json").write_text(json.dumps(result))
+    return path
