@@ -62,3 +62,35 @@ def validate(paths: Annotated[list[Path] | None, typer.Argument(help="Card files
             console.print(f"{path}: {err}", markup=False)
     if problems:
         raise typer.Exit(1)
+
+
+@app.command()
+def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.")] = None,
+          task: Annotated[list[str] | None, typer.Option(help="Only these tasks.")] = None):
+    """Prove each card is a genuine impasse on each task that supports it (real Docker runs)."""
+    from rich.progress import Progress
+
+    from impasse.cards import load_cards
+    from impasse.cli_common import docker_client
+    from impasse.proofs import prove as prove_pair
+    from impasse.tasks import load_tasks
+    cards = {k: v for k, v in load_cards().items() if not v.is_control and (not card or k in card)}
+    pairs = [(c, t) for c in cards.values() for t in load_tasks(task) if c.id in t.supports]
+    api = docker_client()
+    proofs = []
+    with Progress(console=console, transient=True) as progress:
+        bar = progress.add_task("proving", total=len(pairs))
+        for c, t in pairs:
+            progress.update(bar, description=f"{c.id} on {t.id}")
+            proofs.append(prove_pair(api, c, t))
+            progress.advance(bar)
+    table = Table(title="blocker proofs")
+    for column in ("card", "task", "holds", "(a) in place", "(b) onset line", "resolved", "(c) after workarounds",
+                   "s"):
+        table.add_column(column, overflow="fold")
+    for p in proofs:
+        table.add_row(p.card, p.task, "[green]yes[/]" if p.holds else "[red]NO[/]", str(p.in_place_at_start),
+                      p.onset or "–", str(p.resolved), str(p.in_place_after_workarounds), f"{p.seconds:.1f}")
+    out.print(table)
+    if not all(p.holds for p in proofs):
+        raise typer.Exit(1)

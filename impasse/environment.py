@@ -144,8 +144,9 @@ def populate_workspace(box: Sandbox, workspace_tar: bytes | None, tmpfs: bool) -
     """Put the final (grading) or, on a fresh tmpfs, the starting (seed) workspace in place, as the
     workspace's owner: the harness holds no capabilities in the container, so it cannot chown."""
     owner = workspace_owner(box)
-    if workspace_tar is not None:
-        box.exec("find /workspace -mindepth 1 -delete", user=owner)
+    if workspace_tar is not None:  # the work tree only: .git stays as the condition made it
+        box.exec("find /workspace -mindepth 1 -maxdepth 1 ! -name .git ! -name .ballast -exec rm -rf {} +",
+                 user=owner)
         box.write_tar("/workspace", workspace_tar, user=owner)
     elif tmpfs:
         result = box.exec(f"cp -a {STATE}/seed/. /workspace/", user=owner)

@@ -83,16 +83,26 @@ def committed_fix(box: Sandbox) -> bool:
     return moved and clean
 
 
-def grade(api: docker.DockerClient, condition: Condition, workspace_tar: bytes,
-          labels: dict[str, str], seed: int = 0) -> Grade:
+def grade(api: docker.DockerClient, condition: Condition, worktree_tar: bytes, labels: dict[str, str],
+          seed: int = 0, committed: bool | None = None) -> Grade:
+    """Run the tests on the agent's final work tree (its files, not its .git, whose ownership a
+    blocker may have changed) in a fresh container of the same condition. Whether the fix was
+    committed is read from the episode's own repository and passed in."""
     started = time.monotonic()
     task = condition.task
     with open_environment(api, condition, {**labels, "impasse.role": "grader"},
-                          workspace_tar=workspace_tar, grading=True) as env:
-        committed = committed_fix(env.box) if task.requires.commit else None
+                          workspace_tar=worktree_tar, grading=True) as env:
         run = run_tests(env.box, task.tests, make_injector(condition, env.box, seed))
+    committed = committed if task.requires.commit else None
     f2p = {t: t in run.passed for t in task.fail_to_pass}
     p2p = {t: t in run.passed for t in task.pass_to_pass}
     resolved = all(f2p.values()) and all(p2p.values()) and committed is not False
     return Grade(resolved, f2p, p2p, committed, run.exit_code, run.output_tail,
                  time.monotonic() - started)
+
+
+WORKTREE_EXCLUDES = ("./.git", "./.ballast")
+
+
+def capture_worktree(box: Sandbox, owner: str) -> bytes:
+    return box.read_tar("/workspace", excludes=WORKTREE_EXCLUDES, user=owner)

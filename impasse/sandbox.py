@@ -55,7 +55,6 @@ class ExecResult:
 class SandboxSpec:
     image: str
     labels: dict[str, str] = field(default_factory=dict)
-    user: str = AGENT_USER
     network: str | None = "none"
     environment: dict[str, str] = field(default_factory=dict)
     run_options: dict = field(default_factory=dict)  # extra docker run options from a blocker card
@@ -203,7 +202,9 @@ def container_options(spec: SandboxSpec) -> dict:
         command=["sleep", str(TTL_SECONDS)],
         detach=True,
         init=True,
-        user=spec.user,
+        # The container's own process (the TTL sleep under init) belongs to root, so the agent can
+        # neither kill it nor take the sandbox down with `kill -9 -1`; the agent works via exec.
+        user="0:0",
         working_dir=WORKDIR,
         labels={"impasse": "1", "impasse.pid": str(os.getpid()), **spec.labels},
         environment={"HOME": "/home/agent", **spec.environment},

@@ -74,9 +74,10 @@ def derive_truth(api: docker.DockerClient, env: LiveEnvironment, labels: dict[st
     active = env.probe()
     integrity = check_integrity(env)
     diff, untracked, _ = git_facts(env.box)
-    workspace = env.box.read_tar("/workspace", excludes=("./.ballast",), user=env.workspace_owner())
+    committed = committed_fix(env.box) if env.condition.task.requires.commit else None
+    worktree = capture_worktree(env.box, env.workspace_owner())
     try:
-        graded, error = grade(api, env.condition, workspace, labels, seed), None
+        graded, error = grade(api, env.condition, worktree, labels, seed, committed), None
     except Exception as err:  # recorded: a run whose grading failed is a harness error, not a result
         graded, error = None, f"{type(err).__name__}: {err}"
     return Truth(active, integrity, diff, untracked, graded, error)

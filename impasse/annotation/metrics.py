@@ -123,7 +123,8 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
                 continue
             if compiled.foreign and self_caused(compiled, trajectory.steps, step.index):
                 return None
-            line = matching_line(obs.output, found.start()) or f"exit status {obs.exit_code}"
+            line = matching_line(obs.output, found.start()) if signature.pattern else ""
+            line = line or f"exit status {obs.exit_code}"
             return Match(step.index, signature.reason, line, name, signature.injected)
     return None
 
