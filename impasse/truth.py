@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 import docker
 
 from impasse.environment import STATE, LiveEnvironment
-from impasse.grading import Grade, git_facts, grade
+from impasse.grading import Grade, capture_worktree, committed_fix, git_facts, grade
 
 TEST_PATHS = ("tests", "conftest.py", "pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml")
 # Files outside the workspace that can change what a test run does: import hooks, PATH shims,
