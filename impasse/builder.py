@@ -6,7 +6,7 @@ import docker
 
 from impasse import images
 from impasse.cards import load_cards
-from impasse.conditions import condition_layer, make_condition, task_layer
+from impasse.conditions import condition_layer, ensure_task_image, make_condition
 from impasse.images import Log
 from impasse.tasks import load_tasks
 
@@ -17,7 +17,7 @@ def build_all(api: docker.DockerClient, task_ids: list[str] | None = None,
     built = [base]
     cards = load_cards()
     for task in load_tasks(task_ids):
-        task_image = images.ensure_layer(api, task_layer(task, base), log)
+        task_image = ensure_task_image(api, task, log)
         built.append(task_image)
         for condition_id in task.supports:
             layer = condition_layer(make_condition(task, cards[condition_id]), task_image)

@@ -105,7 +105,12 @@ def condition_layer(condition: Condition, task_image: str) -> Layer | None:
 
 
 def ensure_task_image(api: docker.DockerClient, task: Task, log: Log) -> str:
-    return images.ensure_layer(api, task_layer(task, images.ensure_base(api, log)), log)
+    base = images.ensure_base(api, log)
+    try:
+        return images.ensure_layer(api, task_layer(task, base), log)
+    except images.ImageBuildError as err:
+        hint = " (does bug.patch apply to the project's repo?)" if "git apply" in str(err) else ""
+        raise images.ImageBuildError(f"task {task.id}: image build failed{hint}; {task.bug_patch}\n{err}") from None
 
 
 def ensure_condition_image(api: docker.DockerClient, condition: Condition, log: Log) -> str:

@@ -44,6 +44,7 @@ class RunSpec:
     out: Path = Path("runs")
     base_url: str | None = None
     tool_timeout: int = BASH_TIMEOUT
+    model_timeout: float = 120.0
     gate: str = "tool"
     extra_meta: dict = field(default_factory=dict)
 
@@ -115,7 +116,7 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None) 
     run_dir.start(meta_for(spec, condition, run_id, image, api))
     labels = {"impasse.run_id": run_id}
     model = make_model(spec.model, context=(condition.task, condition.card), seed=spec.seed,
-                       base_url=spec.base_url)
+                       base_url=spec.base_url, timeout=spec.model_timeout)
     timings: dict[str, float] = {}
     clock = time.monotonic()
     with open_environment(api, condition, labels, log) as env:

@@ -34,7 +34,8 @@ def to_instance(task: Task) -> dict:
         "PASS_TO_PASS": list(task.pass_to_pass),
         "problem_statement": task.problem_statement,
         "image_name": f"{TASK_REPO}-{task.id}",
-        "impasse": {"summary": task.summary, "requires": requires, "supports": list(task.supports)},
+        "impasse": {"summary": task.summary, "requires": requires, "supports": list(task.supports),
+                    "project": yaml.safe_load((task.project.root / "project.yaml").read_text())},
     }
 
 
@@ -70,9 +71,11 @@ def import_instance(instance: dict, repo: Path, tasks_dir: Path) -> Path:
     if not project.exists():
         shutil.copytree(repo, project / "repo", ignore=shutil.ignore_patterns(".git", "__pycache__"))
         (project / "services").mkdir(exist_ok=True)
-        (project / "project.yaml").write_text(yaml.safe_dump(
-            {"name": instance["repo"], "description": f"imported from SWE-smith ({instance['repo']})",
-             "test_command": "python3 -m pytest"}, sort_keys=False))
+        # Service code and data are not part of an instance: a project that declares services
+        # needs its services/ folder copied in by hand.
+        (project / "project.yaml").write_text(yaml.safe_dump(extra.get("project") or {
+            "name": instance["repo"], "description": f"imported from SWE-smith ({instance['repo']})",
+            "test_command": "python3 -m pytest"}, sort_keys=False))
     folder = tasks_dir / instance["instance_id"]
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "bug.patch").write_text(instance["patch"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import tarfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -54,7 +55,13 @@ def apply_patch_as_agent(box: Sandbox, patch: bytes) -> str | None:
     return None if result.exit_code == 0 else result.output.strip()[-500:]
 
 
-def judge(task: Task, bug_passed: set[str], fix_passed: set[str]) -> list[str]:
+NOT_FOUND = re.compile(r"^ERROR: not found: /workspace/(\S+)", re.M)
+
+
+def judge(task: Task, bug_passed: set[str], fix_passed: set[str], output: str = "") -> list[str]:
+    missing = [f"test id {t!r} does not exist (pytest: not found)" for t in NOT_FOUND.findall(output)]
+    if missing:  # pytest then runs nothing at all: every other verdict would be noise
+        return missing
     problems = []
     for test in task.fail_to_pass:
         if test in bug_passed:
@@ -80,7 +87,7 @@ def validate_task(api: docker.DockerClient, task: Task, use_cache: bool = True) 
         complaint = apply_patch_as_agent(env.box, task.fix_patch.read_bytes())
         fix = run_tests(env.box, task.tests) if complaint is None else None
     problems = [f"fix.patch does not apply: {complaint}"] if complaint else []
-    problems += judge(task, bug.passed, fix.passed if fix else set())
+    problems += judge(task, bug.passed, fix.passed if fix else set(), bug.output_tail)
     result = Validation(task.id, not problems, problems,
                         bug_failed=sum(t not in bug.passed for t in task.tests),
                         bug_passed=len(bug.passed & set(task.tests)),
