@@ -109,9 +109,12 @@ def doctor() -> None:
 
 
 @app.command()
-def gc() -> None:
+def gc(stale: Annotated[bool, typer.Option(help="Only what dead impasse processes left behind.")] = False) -> None:
     """Remove every container and network impasse created (label impasse=1)."""
-    from impasse.sandbox import reap
+    from impasse.sandbox import reap, reap_stale
+    if stale:
+        stdout.print(f"removed {reap_stale(docker_client())} containers of dead impasse processes")
+        return
     containers, networks = reap(docker_client())
     stdout.print(f"removed {containers} containers and {networks} networks")
 

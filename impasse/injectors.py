@@ -1,9 +1,10 @@
 """Harness-level fault injection for flaky_sandbox: real failures, seeded, logged.
 
-Before a chosen agent command the injector really pauses the container (the daemon then refuses
-the exec with its own error), or really fills the container's process table with a root-owned
-burst of short-lived processes (bash's fork then fails). Which calls fail is a pure function of
-the seed and the call's position, so the same seed gives the same pattern."""
+Before a chosen agent command the injector really pauses the container, so the daemon refuses the
+exec with its own error, and unpauses it afterwards. Which calls fail is a pure function of the
+seed and the call's position, so the same seed gives the same pattern and, for a scripted policy,
+the same trajectory. (Filling the process table so that forks fail was tried too: it is real, but
+whether bash's fork retries outlast the burst depends on timing, which broke that guarantee.)"""
 
 from __future__ import annotations
 
@@ -16,16 +17,19 @@ import docker.errors
 from impasse.sandbox import ExecResult, Sandbox, SandboxUnavailable
 
 TEST_COMMAND = re.compile(r"\bpytest\b|\bpython3?\s+-m\s+(?:pytest|unittest)\b|\bmake\s+test\b|\btox\b")
-NEIGHBOUR_SECONDS = 8
+MODES = ("paused",)
 
 
 class FlakyExec:
     def __init__(self, box: Sandbox, seed: int, test_failure_rate: float = 1.0,
-                 other_failure_rate: float = 0.3, modes: tuple[str, ...] = ("paused", "fork")) -> None:
+                 other_failure_rate: float = 0.3, modes: tuple[str, ...] = ("paused",)) -> None:
         self.box = box
         self.seed = seed
         self.test_rate = test_failure_rate
         self.other_rate = other_failure_rate
+        unknown = set(modes) - set(MODES)
+        if unknown:
+            raise ValueError(f"unknown flaky_exec modes {sorted(unknown)}; known: {', '.join(MODES)}")
         self.modes = tuple(modes)
         self.calls = 0
         self.log: list[dict] = []
@@ -45,8 +49,7 @@ class FlakyExec:
         if mode is None:
             return action(), None
         self.log.append({"call": self.calls, "mode": mode, "at": time.time()})
-        result = self.paused(action) if mode == "paused" else self.fork_storm(action)
-        return result, mode
+        return self.paused(action), mode
 
     def paused(self, action) -> ExecResult:
         started = time.monotonic()
@@ -58,17 +61,6 @@ class FlakyExec:
         finally:
             self.box.container.unpause()
         raise RuntimeError("the daemon ran an exec in a paused container")
-
-    def fork_storm(self, action) -> ExecResult:
-        storm = (f"i=0; while [ $i -lt 400 ]; do sleep {NEIGHBOUR_SECONDS} & i=$((i+1)); done "
-                 "2>/dev/null; wait")
-        self.box.api.api.exec_start(self.box.api.api.exec_create(
-            self.box.id, ["sh", "-c", storm], user="0:0")["Id"], detach=True)
-        time.sleep(0.5)
-        try:
-            return action()
-        except SandboxUnavailable as err:  # no pid left even for the exec itself
-            return ExecResult(daemon_error(err), 126, 0.0)
 
 
 def daemon_error(err: Exception) -> str:

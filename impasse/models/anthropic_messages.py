@@ -15,6 +15,8 @@ MAX_TOKENS = 4096
 
 def retryable(err: Exception) -> bool:
     import anthropic
+    if not isinstance(err, anthropic.APIError):
+        raise err  # a bug on our side, not the endpoint's: let it surface
     if isinstance(err, anthropic.APIStatusError):
         return err.status_code == 429 or err.status_code >= 500
     return isinstance(err, (anthropic.APIConnectionError, anthropic.APITimeoutError))
@@ -67,8 +69,7 @@ class AnthropicMessages:
         system, converted = to_anthropic_messages(messages)
         response = with_retries(
             lambda: self.client.messages.create(model=self.model, system=system, messages=converted,
-                                                tools=to_anthropic_tools(tools), max_tokens=MAX_TOKENS,
-                                                temperature=0),
+                                                tools=to_anthropic_tools(tools), max_tokens=MAX_TOKENS),
             retryable, f"message from {self.name}")
         text = "".join(block.text for block in response.content if block.type == "text")
         calls = [ToolCall(b.id, b.name, b.input if isinstance(b.input, dict) else None,

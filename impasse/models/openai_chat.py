@@ -13,6 +13,8 @@ from impasse.steps import ModelTurn, ToolCall
 
 def retryable(err: Exception) -> bool:
     import openai
+    if not isinstance(err, (openai.APIError, EmptyResponse)):
+        raise err  # a bug on our side, not the endpoint's: let it surface
     if isinstance(err, openai.APIStatusError):
         return err.status_code == 429 or err.status_code >= 500
     return isinstance(err, (openai.APIConnectionError, openai.APITimeoutError, EmptyResponse))
