@@ -3,6 +3,7 @@ Anthropic messages (tool_use), answering from a script. No model API is reachabl
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -63,10 +64,8 @@ def serve(script: Script) -> tuple[ThreadingHTTPServer, str]:
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
-            try:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
 
         def log_message(self, *args):
             pass
