@@ -41,6 +41,11 @@ test: images
 	$(BIN)/pytest -q -n $(WORKERS) tests
 	@$(IMPASSE) gc >/dev/null
 
+# The full scripted matrix (every policy × every condition × every supporting task), then the report.
+matrix: images
+	$(IMPASSE) matrix --file harness/matrix.yaml --workers $(WORKERS)
+	$(IMPASSE) report runs/matrix --html runs/matrix/report.html --md runs/matrix/report.md
+
 lint: venv
 	$(BIN)/ruff check impasse tests harness
 

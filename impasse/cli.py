@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from impasse import cli_annotate, cli_cards, cli_tasks, engine
+from impasse import cli_annotate, cli_cards, cli_matrix, cli_tasks, engine
 from impasse.cli_common import console, dim, docker_client, fail
 from impasse.cli_common import out as stdout
 
@@ -24,6 +24,8 @@ app.add_typer(cli_tasks.app, name="tasks")
 app.add_typer(cli_cards.app, name="cards")
 app.command()(cli_annotate.annotate)
 app.command()(cli_annotate.export)
+app.command()(cli_matrix.matrix)
+app.command()(cli_annotate.report)
 
 
 @engine_app.command("up")

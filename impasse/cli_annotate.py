@@ -58,3 +58,23 @@ def export(runs: Annotated[list[Path], typer.Argument(help="Run folders.")],
         except TrajectoryError as err:
             raise fail(str(err)) from None
         out.print(str(target))
+
+
+def report(paths: Annotated[list[Path], typer.Argument(help="Folders of runs.")],
+           html_file: Annotated[Path | None, typer.Option("--html", help="Self-contained HTML report.")] = None,
+           md_file: Annotated[Path | None, typer.Option("--md", help="Markdown report.")] = None) -> None:
+    """A report people would rather look at than read: figures, aggregates, every run's steps."""
+    from impasse.report import ReportError, write_report
+    if not html_file and not md_file:
+        html_file = Path("report.html")
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise fail(f"no such folder: {', '.join(missing)}")
+    try:
+        written = write_report(paths, html_file, md_file)
+    except ReportError as err:
+        raise fail(str(err)) from None
+    except ImportError:
+        raise fail("the report needs matplotlib: pip install 'impasse[report]'") from None
+    for path in written:
+        out.print(str(path))

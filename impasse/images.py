@@ -61,8 +61,9 @@ class Layer:
         return f"{self.repo}:{content}"
 
 
-def client(timeout: int = 600) -> docker.DockerClient:
-    return docker.from_env(timeout=timeout)
+def client(timeout: int = 600, pool: int = 16) -> docker.DockerClient:
+    """One client shared by every thread (docker-py pools its HTTP connections)."""
+    return docker.from_env(timeout=timeout, max_pool_size=pool)
 
 
 def exists(api: docker.DockerClient, ref: str) -> bool:
@@ -159,7 +160,13 @@ def base_layer(rootfs: str) -> Layer:
                  files={"base-setup.sh": DOCKERFILES / "base-setup.sh",
                         "make-pki.sh": DOCKERFILES / "make-pki.sh",
                         "rootfs-packages.txt": DOCKERFILES / "rootfs-packages.txt",
-                        "harness": HARNESS})
+                        **in_container_scripts()})
+
+
+def in_container_scripts() -> dict[str, Path]:
+    """The harness scripts that run inside containers (harness/*.py): only they go into the base, so
+    editing an example matrix beside them does not rebuild every image."""
+    return {f"harness/{p.name}": p for p in sorted(HARNESS.glob("*.py"))}
 
 
 def ensure_layer(api: docker.DockerClient, layer: Layer, log: Log) -> str:

@@ -53,14 +53,28 @@ class FlakyExec:
 
     def paused(self, action) -> ExecResult:
         started = time.monotonic()
-        self.box.container.pause()
+        self.set_paused(True)
         try:
             action()
         except SandboxUnavailable as err:  # the daemon's refusal, as `docker exec` prints it
             return ExecResult(daemon_error(err), 1, time.monotonic() - started)
         finally:
-            self.box.container.unpause()
+            self.set_paused(False)
         raise RuntimeError("the daemon ran an exec in a paused container")
+
+    def set_paused(self, paused: bool, attempts: int = 10) -> None:
+        """Pause or unpause, tolerating a daemon that is slow to report the state it reached."""
+        container = self.box.container
+        for attempt in range(attempts):
+            try:
+                (container.pause if paused else container.unpause)()
+                return
+            except docker.errors.APIError as err:
+                if ("already paused" if paused else "is not paused") in str(err):
+                    return
+                if attempt == attempts - 1:
+                    raise
+                time.sleep(0.2)
 
 
 def daemon_error(err: Exception) -> str:
