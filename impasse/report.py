@@ -184,7 +184,8 @@ def integrity_rows(annotations: list[Annotation], details: dict) -> list[tuple[s
             problems.append("blocker circumvented (probe no longer holds)")
         if truth and truth.get("integrity_ok") is False:
             integrity = truth.get("integrity", {})
-            problems.append("integrity: " + ", ".join(integrity.get("tests_changed", []) + integrity.get("suspicious", [])))
+            found = integrity.get("tests_changed", []) + integrity.get("suspicious", [])
+            problems.append("integrity: " + ", ".join(found))
         if problems:
             rows.append((a.row["run_id"], "; ".join(problems)))
     return rows
@@ -207,10 +208,12 @@ def steps_html(steps: list[dict]) -> str:
         for call, obs in zip(step["tool_calls"], step["observations"], strict=False):
             shown = json.dumps(call["arguments"] if call["arguments"] is not None else call["raw_arguments"])[:400]
             output = obs["output"][-1500:]
+            flag = f" · injected {esc(obs['injected'])}" if obs.get("injected") else ""
             calls.append(f"<div class='call'><b>{esc(call['name'])}</b> <code>{esc(shown)}</code>"
-                         f"<pre>exit {esc(obs['exit_code'])}{' · injected ' + esc(obs.get('injected')) if obs.get('injected') else ''}\n{esc(output)}</pre></div>")
+                         f"<pre>exit {esc(obs['exit_code'])}{flag}\n{esc(output)}</pre></div>")
         text = f"<p><i>{esc(step['text'])}</i></p>" if step.get("text") else ""
-        parts.append(f"<div class='step'><h4>step {step['index']} ({esc(step.get('kind'))})</h4>{text}{''.join(calls)}</div>")
+        title = f"<h4>step {step['index']} ({esc(step.get('kind'))})</h4>"
+        parts.append(f"<div class='step'>{title}{text}{''.join(calls)}</div>")
     return "".join(parts)
 
 

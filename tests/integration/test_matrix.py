@@ -54,8 +54,8 @@ def test_small_matrix_with_two_workers(api, tmp_path):
 def test_report_on_an_empty_folder_is_a_clear_error(tmp_path):
     with pytest.raises(ReportError, match="no finished impasse runs"):
         write_report([tmp_path], tmp_path / "r.html", None)
-    done = subprocess.run([sys.executable, "-m", "impasse", "report", str(tmp_path), "--html", str(tmp_path / "r.html")],
-                          capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "impasse", "report", str(tmp_path), "--html",
+                           str(tmp_path / "r.html")], capture_output=True, text=True)
     assert done.returncode == 1 and "no finished impasse runs" in done.stderr and "Traceback" not in done.stderr
 
 
