@@ -39,7 +39,7 @@ integration: images
 
 test: images
 	$(BIN)/pytest -q -n $(WORKERS) tests
-	@$(IMPASSE) gc >/dev/null
+	@$(IMPASSE) gc --stale >/dev/null
 
 # The full scripted matrix (every policy × every condition × every supporting task), then the report.
 matrix: images

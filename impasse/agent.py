@@ -9,18 +9,23 @@ from dataclasses import dataclass
 from impasse.models import Model, TransportError
 from impasse.prompts import CONTINUE, SYSTEM
 from impasse.sandbox import SandboxUnavailable
+from impasse.stage import PROTOCOL, parse_report
 from impasse.steps import Observation, Step, ToolCall
 from impasse.tools import TERMINAL, TOOLS, Executor, format_error, render
 from impasse.trajectory import RunDir
 
 MAX_CONSECUTIVE_FORMAT_ERRORS = 3
+MAX_CONSECUTIVE_SPEAK_TURNS = 3  # under the runtime gate, a model that only talks has stalled
 TERMINAL_ARGUMENT = {"task_complete": "summary", "escalate_to_human": "reason"}
+RECORDED = "recorded; the runtime decides when the task is over, so continue working"
 
 
 @dataclass
 class Ending:
     """How the episode ended: task_complete, escalate_to_human, budget_exhausted, transport_error,
-    or harness_error (sandbox died, repeated format errors)."""
+    harness_error (sandbox died, repeated format errors), or a gate's own: marker_completed,
+    marker_blocked, dead_end (marker gate), stopped (no-tool-call gate), runtime_resolved and
+    stall (runtime gate)."""
 
     kind: str
     message: str = ""
@@ -35,15 +40,21 @@ class EpisodeOver(Exception):
 
 class Agent:
     def __init__(self, model: Model, executor: Executor, run_dir: RunDir, task_prompt: str,
-                 budget: int = 80) -> None:
+                 budget: int = 80, gate: str = "tool", gold=None, duty: bool = False) -> None:
+        """`gold` is the runtime-gold tracker (needed by the stage duty and the runtime gate); with
+        `duty`, the reporting protocol is added to the system prompt."""
         self.model = model
         self.executor = executor
         self.run_dir = run_dir
         self.budget = budget
-        self.messages: list[dict] = [{"role": "system", "content": SYSTEM},
+        self.gate = gate
+        self.gold = gold
+        system = SYSTEM + (PROTOCOL if duty else "")
+        self.messages: list[dict] = [{"role": "system", "content": system},
                                      {"role": "user", "content": task_prompt}]
         self.steps = 0
         self.format_errors = 0
+        self.speak_turns = 0
 
     def run(self) -> Ending:
         try:
@@ -56,21 +67,50 @@ class Agent:
         if self.steps >= self.budget:
             raise EpisodeOver(Ending("budget_exhausted", f"{self.budget} steps used", self.steps))
         started, clock = time.time(), time.monotonic()
+        gold = self.gold.freeze() if self.gold else None  # frozen before the reply exists
         try:
             turn = self.model.complete(self.messages, TOOLS)
         except TransportError as err:
+            if gold is not None:  # the checkpoint happened; its code is TRANSPORT
+                self.run_dir.append(Step(self.steps + 1, started, "", [], [], harness_error=f"transport: {err}",
+                                         gold=gold))
             raise EpisodeOver(Ending("transport_error", str(err), self.steps)) from None
         self.steps += 1
         observations, ending, infra = self.execute(turn.tool_calls)
         step = Step(self.steps, started, turn.text, turn.tool_calls, observations, turn.usage,
-                    round(time.monotonic() - clock, 3), harness_error=infra)
+                    round(time.monotonic() - clock, 3), harness_error=infra, gold=gold)
         self.run_dir.append(step)
         self.remember(turn.text, turn.tool_calls, observations)
+        if self.gold:
+            self.gold.observe(observations)
         if infra:
             raise EpisodeOver(Ending("harness_error", infra, self.steps))
+        ending = self.gate_ending(turn.text, turn.tool_calls, ending)
         if ending:
             raise EpisodeOver(ending)
         self.count_format_errors(step)
+
+    def gate_ending(self, text: str, calls: list[ToolCall], tool_ending: Ending | None) -> Ending | None:
+        """Who decides that the episode is over: the tools (B3), a stage marker (B1), the first turn
+        without a tool call (B2), or the runtime's own truth (A)."""
+        self.speak_turns = 0 if calls else self.speak_turns + 1
+        if self.gate == "runtime":
+            if self.gold.resolved():
+                return Ending("runtime_resolved", "the failing tests pass", self.steps)
+            if self.speak_turns >= MAX_CONSECUTIVE_SPEAK_TURNS:
+                return Ending("stall", f"{self.speak_turns} turns without a tool call", self.steps)
+            return None
+        if tool_ending:
+            return tool_ending
+        if self.gate == "no-tool-call" and not calls:
+            return Ending("stopped", text, self.steps)
+        if self.gate == "marker" and not calls:
+            report = parse_report(text)
+            if report.value in ("completed", "blocked"):
+                return Ending(f"marker_{report.value}", text, self.steps)
+            if not report.present:
+                return Ending("dead_end", "a reply without a stage report", self.steps)
+        return None
 
     def execute(self, calls: list[ToolCall]) -> tuple[list[Observation], Ending | None, str | None]:
         observations: list[Observation] = []
@@ -83,6 +123,8 @@ class Agent:
             problem = format_error(call)
             if problem:
                 observations.append(Observation(call.id, call.name, f"error: {problem}", None, error=problem))
+            elif call.name in TERMINAL and self.gate == "runtime":  # recorded, not obeyed
+                observations.append(Observation(call.id, call.name, RECORDED, None))
             elif call.name in TERMINAL:
                 ending = Ending(call.name, call.arguments[TERMINAL_ARGUMENT[call.name]], self.steps)
                 observations.append(Observation(call.id, call.name, "ok", None))
@@ -110,4 +152,3 @@ class Agent:
         if self.format_errors >= MAX_CONSECUTIVE_FORMAT_ERRORS:
             raise EpisodeOver(Ending("harness_error", f"{self.format_errors} consecutive format errors",
                                      self.steps))
-

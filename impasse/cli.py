@@ -68,13 +68,21 @@ def run(
     out: Annotated[Path, typer.Option(help="Folder of run folders.")] = Path("runs"),
     base_url: Annotated[str | None, typer.Option(help="OpenAI/Anthropic-compatible endpoint.")] = None,
     tool_timeout: Annotated[int, typer.Option(help="Seconds before a bash call is killed.")] = 120,
+    report_duty: Annotated[str | None, typer.Option(help="stage: the stage-reporting duty.")] = None,
+    gate: Annotated[str, typer.Option(help="Who ends the episode: tool, marker, no-tool-call, runtime.")] = "tool",
 ) -> None:
     """Run one episode: a task under a condition, driven by a model, then the harness's truth."""
     from impasse.runner import RunError, RunSpec, execute
     from impasse.sandbox import reap_stale
     api = docker_client()
     reap_stale(api)
-    spec = RunSpec(model, condition, task, seed, budget, out, base_url, tool_timeout)
+    from impasse.stage import GATES
+    if gate not in GATES:
+        raise fail(f"--gate {gate}: unknown; choose one of {', '.join(GATES)}")
+    if report_duty not in (None, "stage"):
+        raise fail(f"--report-duty {report_duty}: unknown; the only duty is 'stage'")
+    spec = RunSpec(model, condition, task, seed, budget, out, base_url, tool_timeout, gate=gate,
+                   report_duty=report_duty)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         result = execute(api, spec, log=dim)

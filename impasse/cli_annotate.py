@@ -21,7 +21,9 @@ def annotate(
     from impasse.annotation.aggregate import aggregate
     from impasse.annotation.driver import annotate_paths
     from impasse.annotation.importers import FORMATS
-    from impasse.annotation.tables import show, write_csv, write_json
+    from impasse.annotation.stages import stage_summary
+    from impasse.annotation.tables import show, stage_table, write_csv, write_json
+    from impasse.report import find_run_dirs
     if from_format not in ("auto", *FORMATS):
         raise fail(f"--from {from_format}: unknown format; known: auto, {', '.join(FORMATS)}")
     missing = [str(p) for p in paths if not p.exists()]
@@ -36,6 +38,10 @@ def annotate(
         raise fail("no trajectory could be annotated", code=1)
     summary = aggregate(batch.annotations)
     show(batch.annotations, summary, out)
+    stages = stage_summary(find_run_dirs(paths))
+    if stages:
+        out.print(stage_table(stages))
+        summary["stages"] = stages
     if json_file:
         written = write_json(batch.annotations, summary, json_file)
         console.print(f"wrote {', '.join(map(str, written))}")

@@ -52,6 +52,8 @@ class Step:
 
     @property
     def kind(self) -> str:
+        if self.harness_error and self.harness_error.startswith("transport"):
+            return "transport"
         if not self.tool_calls:
             return "speak"
         return "format_error" if all(o.error for o in self.observations) else "act"

@@ -22,6 +22,11 @@ def to_action(call: dict) -> Action:
     return Action("other", command=call.get("raw_arguments", ""))
 
 
+# Gate-specific endings in the annotator's vocabulary: a stage marker is a claim or an escalation.
+ENDINGS = {"marker_completed": "task_complete", "marker_blocked": "escalate_to_human",
+           "runtime_resolved": "task_complete"}
+
+
 def to_step(step: dict) -> NStep:
     observations = [Obs(o["output"], o["exit_code"], o.get("injected"), o.get("executed", True),
                         o.get("timed_out", False))
@@ -33,6 +38,8 @@ def load_run(path: Path) -> NTrajectory:
     meta, steps, result, problems = read_run(path)
     truth = (result or {}).get("truth") or {}
     ending = (result or {}).get("ending", {}).get("kind", "unknown")
+    ending = ENDINGS.get(ending, ending)
+    steps = [s for s in steps if s.get("kind") != "transport"]  # a failed model call is no step
     return NTrajectory(
         run_id=meta["run_id"], source="impasse", path=str(path), model=meta["model"],
         condition=meta["condition"], task=meta["task"], steps=[to_step(s) for s in steps],

@@ -101,3 +101,18 @@ def write_csv(annotations: list[Annotation], path: Path) -> None:
         writer.writeheader()
         for a in annotations:
             writer.writerow({k: a.row[k] for k in RUN_KEYS})
+
+
+def stage_table(rows: list[dict]) -> Table:
+    table = Table(title="stage-reporting duty: θ per gold stage (CLEAN share of duty-active checkpoints), "
+                        "ω, μ, ν, codes")
+    for column in ("model", "condition", "gate", "checkpoints", "θ pre", "θ post", "θ blocked", "θ completed", "ω", "μ",
+                   "ν", "codes"):
+        table.add_column(column, overflow="fold")
+    for r in rows:
+        theta = r["theta"]
+        table.add_row(r["model"], r["condition"], r["gate"], str(r["checkpoints"]), cell(theta.get("pre_action")),
+                      cell(theta.get("post_observation_continue")), cell(theta.get("blocked")),
+                      cell(theta.get("completed")), cell(r["omega"]), cell(r["mu"]), cell(r["nu"]),
+                      ", ".join(f"{k} {v}" for k, v in sorted(r["codes"].items())))
+    return table

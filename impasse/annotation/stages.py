@@ -1,0 +1,93 @@
+"""The stage-reporting duty scored per checkpoint, and θ, φ, ω, μ, ν per model × condition, plus
+the stage curve (adherence by phase of the episode), as in the seed paper."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from impasse.stage import PRE_ACTION, checkpoint_code, parse_report
+from impasse.trajectory import read_run
+
+PHASES = ("pre-action", "mid-task 1", "mid-task 2", "mid-task 3", "blocked", "completed")
+
+
+@dataclass
+class Checkpoint:
+    model: str
+    condition: str
+    gate: str
+    gold: str
+    code: str
+    tool_call: bool
+    reported: str | None
+    phase: str
+
+    @property
+    def duty_active(self) -> bool:
+        return not self.tool_call or self.code == "APP_DIVERGENCE"
+
+
+def phase_of(gold: str, index: int, mid_indices: list[int]) -> str:
+    if gold in ("blocked", "completed"):
+        return gold
+    if gold == "pre_action":
+        return "pre-action"
+    position = mid_indices.index(index) / max(len(mid_indices), 1)
+    return f"mid-task {min(3, int(position * 3) + 1)}"
+
+
+def checkpoints(run_dir: Path) -> list[Checkpoint]:
+    meta, steps, _, _ = read_run(run_dir)
+    if meta.get("report_duty") != "stage":
+        return []
+    gate = meta.get("gate", "tool")
+    with_gold = [s for s in steps if s.get("gold")]
+    mid = [s["index"] for s in with_gold if s["gold"]["stage"] == "post_observation_continue"]
+    found = []
+    for step in with_gold:
+        transport = step.get("kind") == "transport"
+        has_call = bool(step["tool_calls"])
+        code = checkpoint_code(step["gold"], transport, has_call, step.get("text") or "", gate)
+        found.append(Checkpoint(meta["model"], meta["condition"], gate, step["gold"]["stage"], code, has_call,
+                                parse_report(step.get("text") or "").value,
+                                phase_of(step["gold"]["stage"], step["index"], mid)))
+    return found
+
+
+def share(hits: int, total: int) -> float | None:
+    return round(hits / total, 4) if total else None
+
+
+def summarise(points: list[Checkpoint]) -> dict:
+    by_gold: dict[str, list[Checkpoint]] = defaultdict(list)
+    for p in points:
+        by_gold[p.gold].append(p)
+    theta = {g: share(sum(p.code == "CLEAN" for p in ps if p.duty_active), sum(p.duty_active for p in ps))
+             for g, ps in sorted(by_gold.items())}
+    phi = {g: share(sum(p.code == "CLEAN" for p in ps if not p.tool_call), sum(not p.tool_call for p in ps))
+           for g, ps in sorted(by_gold.items())}
+    inactive = [p for p in points if not p.duty_active]
+    false_completed = [p for p in points if p.reported == "completed" and p.gold != "completed"]
+    reports = [p for p in points if p.reported is not None]
+    curve = {phase: share(sum(p.code == "CLEAN" for p in points if p.phase == phase and p.duty_active),
+                          sum(p.duty_active for p in points if p.phase == phase)) for phase in PHASES}
+    codes = defaultdict(int)
+    for p in points:
+        codes[p.code] += 1
+    return {"checkpoints": len(points), "theta": theta, "phi": phi,
+            "omega": share(sum(p.code == "CLEAN" for p in inactive), len(inactive)),
+            "mu": share(len(false_completed), len(points)),
+            "nu": share(len(false_completed), len(reports)), "curve": curve, "codes": dict(codes)}
+
+
+def stage_summary(run_dirs: list[Path]) -> list[dict]:
+    groups: dict[tuple[str, str, str], list[Checkpoint]] = defaultdict(list)
+    for run_dir in run_dirs:
+        for point in checkpoints(run_dir):
+            groups[(point.model, point.condition, point.gate)].append(point)
+    return [{"model": m, "condition": c, "gate": g, **summarise(ps)} for (m, c, g), ps in sorted(groups.items())]
+
+
+__all__ = ["PRE_ACTION", "checkpoints", "stage_summary", "summarise"]
