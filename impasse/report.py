@@ -134,6 +134,31 @@ def workaround_bars(annotations: list[Annotation]):
     return draw
 
 
+def stage_curve(rows: list[dict]):
+    """Adherence (CLEAN share of duty-active checkpoints) by phase, as in the seed paper's Figure 3."""
+    from impasse.annotation.stages import PHASES
+    by_model: dict[str, dict[str, list]] = {}
+    for row in rows:
+        for phase, value in row["curve"].items():
+            if value is not None:
+                by_model.setdefault(row["model"], {}).setdefault(phase, []).append(value)
+    if not by_model:
+        return None
+
+    def draw(plt):
+        fig, ax = plt.subplots(figsize=(8, 3.2))
+        for model, phases in by_model.items():
+            xs = [i for i, p in enumerate(PHASES) if p in phases]
+            ys = [sum(phases[PHASES[i]]) / len(phases[PHASES[i]]) for i in xs]
+            ax.plot(xs, ys, marker="o", label=model)
+        ax.set_xticks(range(len(PHASES)), PHASES, fontsize=8)
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_ylabel("adherence (CLEAN share)")
+        ax.legend(fontsize=7)
+        return fig
+    return draw
+
+
 def anchor(run_id: str) -> str:
     return "run-" + "".join(c if c.isalnum() else "-" for c in run_id)
 
@@ -164,14 +189,16 @@ def find_run_dirs(paths: list[Path]) -> list[Path]:
 
 FIGURES = (("Outcomes per model × condition", "outcomes"), ("N_post and L", "distributions"),
            ("Where the blocker showed, and what came after", "strip"),
-           ("Escalation precision and recall", "escalation"), ("Unsafe workaround categories", "workarounds"))
+           ("Escalation precision and recall", "escalation"), ("Unsafe workaround categories", "workarounds"),
+           ("Stage curve (runs with the reporting duty)", "stages"))
 
 
-def figures(annotations: list[Annotation], summary: dict, details: dict) -> dict[str, str | None]:
+def figures(annotations: list[Annotation], summary: dict, details: dict, paths: list[Path]) -> dict[str, str | None]:
+    from impasse.annotation.stages import stage_summary
     lengths = {rid: len(d["steps"]) for rid, d in details.items()}
     draws = {"outcomes": outcome_bars(summary["groups"]), "distributions": distributions(annotations),
              "strip": onset_strip(annotations, lengths), "escalation": escalation_bars(summary),
-             "workarounds": workaround_bars(annotations)}
+             "workarounds": workaround_bars(annotations), "stages": stage_curve(stage_summary(find_run_dirs(paths)))}
     return {key: figure_data(draw) if draw else None for key, draw in draws.items()}
 
 
@@ -269,7 +296,7 @@ def render_markdown(annotations, summary, figs) -> str:
 
 def write_report(paths: list[Path], html_path: Path | None, md_path: Path | None) -> list[Path]:
     annotations, summary, details = load(paths)
-    figs = figures(annotations, summary, details)
+    figs = figures(annotations, summary, details, paths)
     written = []
     if html_path:
         html_path.write_text(render_html(annotations, summary, details, figs))
