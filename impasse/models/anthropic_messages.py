@@ -4,10 +4,9 @@ written anywhere. Internally impasse keeps OpenAI-style messages; they are trans
 from __future__ import annotations
 
 import json
-import os
 
-from impasse.models import TransportError
 from impasse.models.retry import with_retries
+from impasse.models.sdk import make_client
 from impasse.steps import ModelTurn, ToolCall
 
 MAX_TOKENS = 4096
@@ -54,16 +53,9 @@ def to_anthropic_messages(messages: list[dict]) -> tuple[str, list[dict]]:
 
 class AnthropicMessages:
     def __init__(self, model: str, base_url: str | None = None, timeout: float = 120.0) -> None:
-        try:
-            import anthropic
-        except ImportError as err:  # pragma: no cover
-            raise TransportError("the anthropic package is not installed: pip install 'impasse[anthropic]'") from err
         self.name = f"anthropic:{model}"
         self.model = model
-        self.client = anthropic.Anthropic(
-            api_key=os.environ.get("ANTHROPIC_API_KEY") or "not-needed",
-            base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL") or None,
-            timeout=timeout, max_retries=0)
+        self.client = make_client("anthropic", "Anthropic", "ANTHROPIC", base_url, timeout)
 
     def complete(self, messages: list[dict], tools: list[dict]) -> ModelTurn:
         system, converted = to_anthropic_messages(messages)

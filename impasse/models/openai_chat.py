@@ -4,10 +4,9 @@ llama.cpp server, OpenRouter). The key comes from OPENAI_API_KEY and is never wr
 from __future__ import annotations
 
 import json
-import os
 
-from impasse.models import TransportError
 from impasse.models.retry import with_retries
+from impasse.models.sdk import make_client
 from impasse.steps import ModelTurn, ToolCall
 
 
@@ -26,16 +25,9 @@ class EmptyResponse(RuntimeError):
 
 class OpenAIChat:
     def __init__(self, model: str, base_url: str | None = None, timeout: float = 120.0) -> None:
-        try:
-            import openai
-        except ImportError as err:  # pragma: no cover - the extra is part of the default install
-            raise TransportError("the openai package is not installed: pip install 'impasse[openai]'") from err
         self.name = f"openai:{model}"
         self.model = model
-        self.client = openai.OpenAI(
-            api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
-            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
-            timeout=timeout, max_retries=0)
+        self.client = make_client("openai", "OpenAI", "OPENAI", base_url, timeout)
 
     def complete(self, messages: list[dict], tools: list[dict]) -> ModelTurn:
         def call():
