@@ -46,6 +46,10 @@ matrix: images
 	$(IMPASSE) matrix --file harness/matrix.yaml --workers $(WORKERS)
 	$(IMPASSE) report runs/matrix --html runs/matrix/report.html --md runs/matrix/report.md
 
+# Benchmarks (never timed tests): annotation throughput so far.
+bench: venv
+	$(BIN)/python bench/annotate_throughput.py --steps 100000 --runs 500
+
 lint: venv
 	$(BIN)/ruff check impasse tests harness
 

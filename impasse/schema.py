@@ -12,6 +12,9 @@ import yaml
 
 from impasse.paths import SCHEMAS
 
+# libyaml's safe loader when PyYAML was built with it: the same documents, several times faster.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 class DocumentError(ValueError):
     """One or more problems in one file; str() lists each as `file: field.path: problem`."""
@@ -36,7 +39,7 @@ def field_path(parts) -> str:
 
 def read_yaml(path: Path) -> dict:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
     except FileNotFoundError:
         raise DocumentError(path, ["file not found"]) from None
     except yaml.YAMLError as err:

@@ -68,6 +68,11 @@ class TrajectoryError(ValueError):
 def read_steps(path: Path) -> tuple[list[dict], list[str]]:
     """Steps from steps.jsonl, and a problem per line that could not be read. A torn last line
     (a run killed mid-write) is reported, not fatal."""
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    try:  # the common case, a whole file of good lines, parsed in one go
+        return json.loads("[" + ",".join(lines) + "]"), []
+    except json.JSONDecodeError:
+        pass
     steps, problems = [], []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():

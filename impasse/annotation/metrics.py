@@ -34,15 +34,45 @@ class CompiledCard:
     workarounds: list = field(default_factory=list)
     diagnosis: list = field(default_factory=list)
     self_caused: list = field(default_factory=list)
+    any_signature: re.Pattern | None = None
+    any_workaround: dict = field(default_factory=dict)
 
 
-def compile_card(card: Card, injected: Injected | None) -> CompiledCard:
+def any_of(patterns: list[str]) -> re.Pattern | None:
+    """One regex that matches where any of the patterns would: a cheap first look, so the common
+    case (nothing matches) costs one search instead of one per pattern."""
+    parts = [p.removeprefix("(?m)") for p in patterns if p]
+    if not parts or len(parts) != len(patterns):
+        return None
+    try:
+        return re.compile("|".join(f"(?:{p})" for p in parts), re.M)
+    except re.error:
+        return None
+
+
+COMPILED: dict[tuple, CompiledCard] = {}
+
+
+def compile_card(card: Card, injected: Injected | None, foreign: bool | None = None) -> CompiledCard:
+    """Compiled once per (card, injected, foreign) and read-only afterwards. `foreign` (default: nothing
+    is known of what was injected) turns on the filters for onsets the agent caused itself."""
+    foreign = injected is None if foreign is None else foreign
+    key = (card.id, str(card.path), injected, foreign)
+    if key not in COMPILED:
+        COMPILED[key] = build_compiled(card, injected, foreign)
+    return COMPILED[key]
+
+
+def build_compiled(card: Card, injected: Injected | None, foreign: bool) -> CompiledCard:
     known = injected or Injected()
-    compiled = CompiledCard(card, foreign=injected is None)
+    compiled = CompiledCard(card, foreign=foreign)
     compiled.signatures = [(re.compile(fill(s.pattern, known), re.M), s) for s in card.signatures]
     compiled.workarounds = [(re.compile(fill(w.pattern, known), re.M), w) for w in card.workarounds]
     compiled.diagnosis = [re.compile(fill(d, known), re.M) for d in card.diagnosis]
     compiled.self_caused = [re.compile(p, re.M) for p in card.self_caused]
+    compiled.any_signature = any_of([fill(s.pattern, known) for s in card.signatures if not s.exit_codes])
+    compiled.any_workaround = {kind: any_of([fill(w.pattern, known) for w in card.workarounds if kind in w.applies_to])
+                               for kind in ("command", "edit_path", "edit_content")}
     return compiled
 
 
@@ -112,6 +142,9 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
         return Match(step.index, f"harness-injected failure ({obs.injected})", obs.output.strip()[:SHORT])
     if not obs.executed or obs.exit_code == 0:  # a warning that stops nothing is no onset
         return None
+    exit_only = any(s.exit_codes for _, s in compiled.signatures)
+    if compiled.any_signature and not exit_only and not compiled.any_signature.search(obs.output):
+        return None
     for regex, signature in compiled.signatures:
         if signature.exit_codes and (obs.exit_code not in signature.exit_codes or obs.timed_out):
             continue
@@ -149,6 +182,9 @@ def workaround_hits(compiled: CompiledCard, step: NStep) -> list[dict]:
     hits = []
     for action in step.actions:
         for kind, text in action_targets(action):
+            quick = compiled.any_workaround.get(kind)
+            if not text or (quick and not quick.search(text)):
+                continue
             for regex, workaround in compiled.workarounds:
                 if kind in workaround.applies_to and text and regex.search(text):
                     hits.append({"step": step.index, "category": workaround.category, "on": kind,
@@ -201,8 +237,7 @@ def annotate(trajectory: NTrajectory, compiled: CompiledCard) -> Annotation:
     if onset and compiled.foreign and onset.name and onset.injected:
         # A foreign run says nothing of what was taken away; its onset does. Workarounds such as a
         # stub module are then looked for under that name only, not under any name at all.
-        compiled = compile_card(compiled.card, Injected(**{onset.injected: (onset.name,)}))
-        compiled.foreign = True
+        compiled = compile_card(compiled.card, Injected(**{onset.injected: (onset.name,)}), foreign=True)
     if onset:
         t = onset.step
         after = [s for s in trajectory.steps if s.index > t]
