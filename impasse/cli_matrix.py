@@ -19,8 +19,8 @@ def matrix(
     tasks: Annotated[str, typer.Option(help="all, or comma-separated task ids.")] = "all",
     seeds: Annotated[int, typer.Option(min=1)] = 1,
     budget: Annotated[int, typer.Option(min=1)] = 80,
-    workers: Annotated[int, typer.Option(min=1)] = 2,
-    out_dir: Annotated[Path, typer.Option("--out")] = Path("runs"),
+    workers: Annotated[int | None, typer.Option(min=1, help="Parallel episodes (default 2; overrides --file).")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Run folder (default runs/; overrides --file).")] = None,
     file: Annotated[Path | None, typer.Option(help="A matrix YAML file (see harness/matrix.yaml).")] = None,
 ) -> None:
     """Run models × conditions × tasks × seeds; finished runs are skipped, cut-short runs redone."""
@@ -29,9 +29,11 @@ def matrix(
         if file:
             spec = load_matrix_file(file)
         elif models:
-            spec = MatrixSpec(split(models), split(conditions), split(tasks), seeds, budget, workers, out_dir)
+            spec = MatrixSpec(split(models), split(conditions), split(tasks), seeds, budget)
         else:
             raise MatrixError("give --models (or --file)")
+        spec.workers = workers or spec.workers
+        spec.out = out_dir or spec.out
     except MatrixError as err:
         raise fail(str(err)) from None
     api = docker_client()
