@@ -44,12 +44,14 @@ class FlakyExec:
             return None
         return "paused" if is_test else rng.choice(self.modes)
 
-    def run(self, call, command: str, action) -> tuple[ExecResult, str | None]:
+    def run(self, call, command: str, action, plain=None) -> tuple[ExecResult, str | None]:
+        """`plain` is the one-exec-per-call path, used for an injected pause (the daemon refuses the
+        exec); `action` is however the call would run otherwise."""
         mode = self.decide(command)
         if mode is None:
             return action(), None
         self.log.append({"call": self.calls, "mode": mode, "at": time.time()})
-        return self.paused(action), mode
+        return self.paused(plain or action), mode
 
     def paused(self, action) -> ExecResult:
         started = time.monotonic()

@@ -15,6 +15,7 @@ import docker
 from impasse import __version__
 from impasse.agent import Agent, Ending
 from impasse.cards import Card, get_card
+from impasse.channel import Channel
 from impasse.conditions import Condition, ensure_condition_image, make_condition
 from impasse.environment import open_environment
 from impasse.gold import GoldTracker
@@ -48,6 +49,7 @@ class RunSpec:
     model_timeout: float = 120.0
     gate: str = "tool"
     report_duty: str | None = None  # "stage": the stage-reporting duty
+    channel: bool = True  # the persistent exec channel; False: one docker exec per command
     extra_meta: dict = field(default_factory=dict)
 
 
@@ -110,7 +112,7 @@ def meta_for(spec: RunSpec, condition: Condition, run_id: str, image: str, api) 
     return {
         "run_id": run_id, "model": spec.model, "condition": condition.name, "task": condition.task.id,
         "seed": spec.seed, "budget": spec.budget, "gate": spec.gate, "report_duty": spec.report_duty,
-        "tool_timeout": spec.tool_timeout,
+        "tool_timeout": spec.tool_timeout, "channel": spec.channel,
         "harness_version": __version__, "image": image, "image_id": api.images.get(image).id,
         "card_hash": condition.card.content_hash, "task_hash": condition.task.content_hash,
         "injected": vars(condition.injected), "started_at": time.time(), "host": platform.node(),
@@ -138,11 +140,14 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None) 
             injector = make_injector(condition, env.box, spec.seed)
             duty = spec.report_duty == "stage"
             gold = GoldTracker(env) if duty or spec.gate == "runtime" else None
-            agent = Agent(model, Executor(env.box, injector, spec.tool_timeout), run_dir,
+            channel = Channel(env.box) if spec.channel else None
+            agent = Agent(model, Executor(env.box, injector, spec.tool_timeout, channel), run_dir,
                           task_prompt(condition.task.problem_statement, condition.task.project.test_command),
                           spec.budget, spec.gate, gold, duty)
             clock = time.monotonic()
             ending = agent.run()
+            if channel:
+                channel.close()
             timings["steps"] = round(time.monotonic() - clock, 3)
             injections = injector.log if injector else []
             clock = time.monotonic()

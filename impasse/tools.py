@@ -65,25 +65,28 @@ def render(output: str, exit_code: int | None, timed_out: bool = False) -> str:
 
 
 class Executor:
-    """Carries out well-formed bash and edit_file calls as the agent, through an optional injector."""
+    """Carries out well-formed bash and edit_file calls as the agent: through the persistent exec
+    channel when there is one, else one `docker exec` per call; and through the injector, if any,
+    whose faults act on the plain exec path (a paused container refuses an exec, not a channel)."""
 
-    def __init__(self, box: Sandbox, injector=None, timeout: int = BASH_TIMEOUT) -> None:
+    def __init__(self, box: Sandbox, injector=None, timeout: int = BASH_TIMEOUT, channel=None) -> None:
         self.box = box
         self.injector = injector
         self.timeout = timeout
+        self.channel = channel
+
+    def command_of(self, call: ToolCall) -> str:
+        if call.name == "bash":
+            return call.arguments["command"]
+        return " ".join(edit_command(call.arguments))  # base64 payload: safe to pass through a shell
 
     def run(self, call: ToolCall) -> Observation:
-        if call.name == "bash":
-            command = call.arguments["command"]
-            action = lambda: self.box.exec(command, timeout=self.timeout)  # noqa: E731
-        else:
-            argv = ["timeout", "-k", "5", str(self.timeout), *edit_command(call.arguments)]
-            action = lambda: self.box.exec_argv(argv, user="1000:1000", workdir="/workspace",  # noqa: E731
-                                                host_timeout=self.timeout)
-            command = "edit_file"
+        command = self.command_of(call)
+        plain = lambda: self.box.exec(command, timeout=self.timeout)  # noqa: E731
+        action = (lambda: self.channel.run(command, timeout=self.timeout)) if self.channel else plain
         injected = None
         if self.injector:
-            result, injected = self.injector.run(call, command, action)
+            result, injected = self.injector.run(call, command if call.name == "bash" else "edit_file", action, plain)
         else:
             result = action()
         return Observation(call.id, call.name, result.output, result.exit_code, round(result.duration, 3),

@@ -157,8 +157,16 @@ def test_output_memory_stays_bounded(api, base_image):
     assert peak < 8 * 1024**2
 
 
-def start_run(tmp_path: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "impasse", "run", "--model", "scripted:persistent",
+@pytest.fixture
+def slow_endpoint():
+    """A model that keeps running `sleep 1`: an episode slow enough to be interrupted mid-way."""
+    server, url = serve(Script([openai_tool_call("bash", json.dumps({"command": "sleep 1"}))] * 80))
+    yield f"{url}/v1"
+    server.shutdown()
+
+
+def start_run(tmp_path: Path, base_url: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "impasse", "run", "--model", "openai:slow", "--base-url", base_url,
                              "--condition", "chown_root", "--task", TASK, "--out", str(tmp_path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -180,8 +188,8 @@ def valid_partial(run_dir: Path) -> int:
     return len(lines)
 
 
-def test_sigint_leaves_a_valid_partial_trajectory_and_no_container(api, tmp_path):
-    proc = start_run(tmp_path)
+def test_sigint_leaves_a_valid_partial_trajectory_and_no_container(api, tmp_path, slow_endpoint):
+    proc = start_run(tmp_path, slow_endpoint)
     run_dir = wait_for_steps(tmp_path, 3)
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=60)
@@ -190,8 +198,8 @@ def test_sigint_leaves_a_valid_partial_trajectory_and_no_container(api, tmp_path
     assert labelled(api, run_dir.name) == []
 
 
-def test_sigkill_leaves_a_valid_partial_trajectory_and_gc_reaps(api, tmp_path):
-    proc = start_run(tmp_path)
+def test_sigkill_leaves_a_valid_partial_trajectory_and_gc_reaps(api, tmp_path, slow_endpoint):
+    proc = start_run(tmp_path, slow_endpoint)
     run_dir = wait_for_steps(tmp_path, 3)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
