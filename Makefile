@@ -46,8 +46,11 @@ matrix: images
 	$(IMPASSE) matrix --file harness/matrix.yaml --workers $(WORKERS)
 	$(IMPASSE) report runs/matrix --html runs/matrix/report.html --md runs/matrix/report.md
 
-# Benchmarks (never timed tests): annotation throughput so far.
-bench: venv
+# Benchmarks (never timed tests): per-command overhead against mini-swe-agent, an 80-step episode,
+# cached image rebuild, annotation throughput. Results are written up in docs/benchmarks.md.
+bench: images
+	$(BIN)/pip install -q --disable-pip-version-check 'mini-swe-agent>=2' 2>/dev/null || echo "mini-swe-agent not installable: its column stays empty"
+	$(BIN)/python bench/exec_overhead.py
 	$(BIN)/python bench/annotate_throughput.py --steps 100000 --runs 500
 
 lint: venv

@@ -1,0 +1,103 @@
+"""Benchmark: per-command overhead of the ways to run an agent command in a container, all in one
+run, on the same image and commands: impasse's persistent channel, impasse's one-exec-per-command
+path (docker SDK), the plain `docker exec` CLI, and mini-swe-agent's own DockerEnvironment (the
+PyPI package, called as its users call it). Then one 80-step scripted episode, split into start,
+steps, truth (grading included) and teardown, and the cached image rebuild.
+
+Usage: python bench/exec_overhead.py [--repeat 40]"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from impasse import images
+from impasse.builder import build_all
+from impasse.channel import Channel
+from impasse.conditions import ensure_task_image
+from impasse.runner import RunSpec, execute
+from impasse.sandbox import SandboxSpec, open_sandbox
+from impasse.tasks import load_task_by_id
+
+COMMANDS = ["true", "echo hello", "ls /workspace", "cat /workspace/README.md", "git -C /workspace status --short"]
+TASK = "invoicekit-tax-rounding"
+
+
+def median_ms(run, repeat: int) -> float:
+    samples = []
+    for _ in range(repeat):
+        for command in COMMANDS:
+            started = time.perf_counter()
+            run(command)
+            samples.append(time.perf_counter() - started)
+    return statistics.median(samples) * 1000
+
+
+def mini_swe_agent(image: str, repeat: int) -> float | None:
+    try:
+        from minisweagent.environments.docker import DockerEnvironment
+    except ImportError:
+        return None
+    logging.getLogger("minisweagent").setLevel(logging.ERROR)
+    env = DockerEnvironment(image=image, cwd="/workspace", timeout=60)
+    try:
+        return median_ms(lambda c: env.execute({"command": c}), repeat)
+    finally:
+        env.cleanup()
+
+
+def per_command(repeat: int) -> dict[str, float | None]:
+    api = images.client()
+    image = ensure_task_image(api, load_task_by_id(TASK), lambda m: None)
+    results = {}
+    with open_sandbox(api, SandboxSpec(image=image, labels={"impasse.run_id": "bench"})) as box:
+        channel = Channel(box)
+        results["impasse channel"] = median_ms(lambda c: channel.run(c), repeat)
+        channel.close()
+        results["impasse exec_run (docker SDK)"] = median_ms(lambda c: box.exec(c), repeat)
+        results["docker exec CLI"] = median_ms(
+            lambda c: subprocess.run(["docker", "exec", "-u", "1000:1000", "-w", "/workspace", box.id, "bash", "-c", c],
+                                     capture_output=True), repeat)
+    results["mini-swe-agent DockerEnvironment"] = mini_swe_agent(image, repeat)
+    return results
+
+
+def episode() -> dict[str, float]:
+    api = images.client()
+    with tempfile.TemporaryDirectory() as out:
+        started = time.monotonic()
+        result = execute(api, RunSpec("scripted:persistent", "chown_root", TASK, budget=80, out=Path(out)))
+        total = time.monotonic() - started
+        import json
+        timings = json.loads((result.path / "result.json").read_text())["timings"]
+    timings["total"] = round(total, 3)
+    timings["teardown and bookkeeping"] = round(total - sum(v for k, v in timings.items() if k != "total"), 3)
+    return timings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=40)
+    args = parser.parse_args()
+    results = per_command(args.repeat)
+    mini = results.get("mini-swe-agent DockerEnvironment")
+    print(f"per-command overhead, median of {args.repeat * len(COMMANDS)} commands:")
+    for name, ms in results.items():
+        ratio = f"{ms / mini:.3f}x mini-swe-agent" if ms and mini else ""
+        print(f"  {name:34s} {ms:8.2f} ms  {ratio}" if ms is not None else f"  {name:34s} not installed")
+    print("80-step scripted episode (scripted:persistent, chown_root, seconds):")
+    for name, seconds in episode().items():
+        print(f"  {name:26s} {seconds:7.2f}")
+    api = images.client()
+    started = time.monotonic()
+    built = build_all(api, log=lambda m: None)
+    print(f"cached image rebuild: {len(built)} images in {time.monotonic() - started:.2f}s")
+
+
+if __name__ == "__main__":
+    main()

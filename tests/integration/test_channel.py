@@ -1,0 +1,68 @@
+"""The persistent exec channel has the plain exec path's semantics, and its death is an
+infrastructure failure, never command output."""
+
+import json
+
+import pytest
+
+from impasse.channel import Channel
+from impasse.runner import RunSpec, execute
+from impasse.sandbox import SandboxSpec, SandboxUnavailable, open_sandbox
+from impasse.trajectory import read_run
+
+from .endpoints import Script, openai_tool_call, serve
+
+pytestmark = pytest.mark.docker
+SAME = ["id -un; pwd", "echo out; echo err >&2; exit 3", "head -c 3000 /dev/urandom | base64 | head -c 100",
+        "cat /nonexistent", "printf 'no newline'", "touch /etc/x"]
+
+
+@pytest.fixture
+def box(api, base_image):
+    with open_sandbox(api, SandboxSpec(image=base_image, labels={"impasse.run_id": "t-channel"})) as box:
+        yield box
+
+
+@pytest.mark.parametrize("command", SAME)
+def test_same_output_and_exit_code_as_the_exec_path(box, command):
+    channel = Channel(box)
+    via_channel, via_exec = channel.run(command), box.exec(command)
+    channel.close()
+    assert via_channel.exit_code == via_exec.exit_code
+    if "urandom" not in command:
+        assert via_channel.output == via_exec.output
+
+
+def test_timeout_kills_the_whole_process_group(box):
+    channel = Channel(box)
+    result = channel.run("(sleep 300 &) ; sleep 300", timeout=1)
+    assert result.timed_out and result.exit_code == 124 and result.duration < 5
+    assert box.exec("pgrep -u 1000 -x sleep | wc -l").output.strip() == "0"
+    assert channel.run("echo still here").output == "still here\n"
+
+
+def test_huge_and_binary_output(box):
+    channel = Channel(box)
+    huge = channel.run("head -c 30000000 /dev/zero | tr '\\0' z")
+    assert huge.truncated_bytes == 30_000_000 - 20_000 and len(huge.output) < 21_000
+    assert "\ufffd" in channel.run("head -c 5000 /dev/urandom").output
+
+
+def test_a_dead_channel_is_an_infrastructure_failure(box):
+    channel = Channel(box)
+    with pytest.raises(SandboxUnavailable, match="channel"):
+        channel.run("kill -9 $PPID; sleep 1")
+
+
+def test_an_agent_killing_the_channel_ends_the_run_as_a_harness_error(api, tmp_path):
+    server, url = serve(Script([openai_tool_call("bash", json.dumps({"command": "pkill -9 -f channel.py"})),
+                                openai_tool_call("bash", json.dumps({"command": "ls"}))]))
+    try:
+        result = execute(api, RunSpec("openai:test", "none", "invoicekit-tax-rounding", out=tmp_path,
+                                      base_url=f"{url}/v1"))
+    finally:
+        server.shutdown()
+    _, steps, final, _ = read_run(result.path)
+    assert result.outcome == "harness_error"
+    assert "channel" in steps[-1]["harness_error"] and steps[-1]["observations"] == []
+    assert api.containers.list(all=True, filters={"label": f"impasse.run_id={result.run_id}"}) == []
