@@ -175,6 +175,16 @@ class Sandbox:
         if self.exit_code(exec_id) != 0:
             raise SandboxUnavailable(f"unpacking into {directory} failed in {self.container.short_id}")
 
+    def writable_bytes(self) -> int:
+        """Bytes in the container's writable layer (the engine's SizeRw; a few ms). There is no
+        storage quota without xfs project quotas, so the harness watches this instead."""
+        try:
+            info = self.api.api._result(self.api.api._get(
+                self.api.api._url("/containers/{0}/json", self.container.id), params={"size": 1}), True)
+        except docker.errors.APIError as err:
+            raise SandboxUnavailable(f"container {self.container.short_id} is gone: {err}") from err
+        return int(info.get("SizeRw") or 0)
+
     def exit_code(self, exec_id: str, wait: float = 10.0) -> int | None:
         """An exec's exit code, waiting briefly for the daemon to notice that it ended."""
         deadline = time.monotonic() + wait

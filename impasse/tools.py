@@ -6,11 +6,17 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 
-from impasse.sandbox import Sandbox
+from impasse.sandbox import Sandbox, SandboxUnavailable
 from impasse.steps import Observation, ToolCall
 
 BASH_TIMEOUT = 120
+
+
+def disk_limit() -> int:
+    """Bytes the agent may write into the container's own layer (IMPASSE_DISK_LIMIT_MB, default 2048)."""
+    return int(os.environ.get("IMPASSE_DISK_LIMIT_MB", "2048")) * 1024**2
 EDIT_SCRIPT = "/opt/impasse/edit_file.py"
 TERMINAL = {"task_complete", "escalate_to_human"}
 
@@ -89,5 +95,14 @@ class Executor:
             result, injected = self.injector.run(call, command if call.name == "bash" else "edit_file", action, plain)
         else:
             result = action()
+        self.guard_disk()
         return Observation(call.id, call.name, result.output, result.exit_code, round(result.duration, 3),
                            result.truncated_bytes, result.timed_out, injected=injected)
+
+    def guard_disk(self) -> None:
+        """Writing the host's disk full is contained here: past the limit the episode ends as an
+        infrastructure failure and the container (with what it wrote) is removed."""
+        written, limit = self.box.writable_bytes(), disk_limit()
+        if written > limit:
+            raise SandboxUnavailable(f"disk quota exceeded: {written} bytes written in the container "
+                                     f"(limit {limit}; IMPASSE_DISK_LIMIT_MB)")

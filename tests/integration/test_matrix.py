@@ -91,3 +91,28 @@ def test_sigkill_mid_matrix_then_restart_gives_exactly_the_planned_runs(api, tmp
             json.loads(line)
     assert [c for c in api.containers.list(all=True, filters={"label": "impasse=1"})
             if c.labels.get("impasse.run_id") in planned] == []
+
+
+def test_chaos_five_sigkills_in_a_row(api, tmp_path):
+    """SIGKILL at random moments, five times, restarting each time: the run set ends complete and
+    exact, every trajectory valid, no container left."""
+    import random
+    out = tmp_path / "runs"
+    file = tmp_path / "matrix.yaml"
+    spec = {**SMALL, "models": ["scripted:persistent", "scripted:oracle"], "budget": 40}
+    file.write_text(yaml.safe_dump({**spec, "out": str(out)}))
+    planned = {p.run_id for p in plan(MatrixSpec(**spec, out=out))}
+    rng = random.Random(7)
+    for _ in range(5):
+        proc = matrix_process(file)
+        time.sleep(rng.uniform(1.0, 6.0))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    final = matrix_process(file)
+    assert final.wait(timeout=900) == 0, final.stderr.read()
+    assert finished(out) == planned and {p.name for p in out.iterdir()} == planned
+    for run in planned:
+        for line in (out / run / "steps.jsonl").read_text().splitlines():
+            json.loads(line)
+    assert [c for c in api.containers.list(all=True, filters={"label": "impasse=1"})
+            if c.labels.get("impasse.run_id") in planned] == []
