@@ -18,10 +18,8 @@ import docker.errors
 from impasse.conditions import Condition, ensure_condition_image
 from impasse.images import Log
 from impasse.sandbox import (
-    HARDENING,
     Sandbox,
     SandboxSpec,
-    SandboxUnavailable,
     open_sandbox,
     remove_container,
 )
@@ -31,7 +29,7 @@ SERVICE_WAIT_SECONDS = 15
 STATE = "/opt/impasse-state"  # seed workspace, pristine tests, base commit (see task.Dockerfile)
 
 
-class EnvironmentError_(RuntimeError):
+class EnvironmentSetupError(RuntimeError):
     """The environment could not be brought into the state the condition asks for."""
 
 
@@ -137,7 +135,7 @@ def wait_for_ports(box: Sandbox, services: list[Service], host_of=lambda s: "127
                  f"    if s.connect_ex(({host_of(service)!r},{service.port}))==0: raise SystemExit(0)\n"
                  f"    s.close(); time.sleep(0.1)\nraise SystemExit(1)\n")
         if box.exec_root(f"python3 -c {shlex.quote(check)}", timeout=SERVICE_WAIT_SECONDS + 10).exit_code:
-            raise EnvironmentError_(f"service {service.name} did not come up on port {service.port}")
+            raise EnvironmentSetupError(f"service {service.name} did not come up on port {service.port}")
 
 
 def populate_workspace(box: Sandbox, workspace_tar: bytes | None, tmpfs: bool) -> None:
@@ -151,7 +149,7 @@ def populate_workspace(box: Sandbox, workspace_tar: bytes | None, tmpfs: bool) -
     elif tmpfs:
         result = box.exec(f"cp -a {STATE}/seed/. /workspace/", user=owner)
         if result.exit_code:
-            raise EnvironmentError_(f"could not populate the workspace: {result.output[-300:]}")
+            raise EnvironmentSetupError(f"could not populate the workspace: {result.output[-300:]}")
     if tmpfs:  # cp -a and tar give the tmpfs root the seed's mode; sticky 1777 lets root's ballast in
         box.exec("chmod 1777 /workspace", user=owner)
 
@@ -161,7 +159,7 @@ def restore_pristine_tests(box: Sandbox) -> None:
     result = box.exec(f"rm -rf /workspace/tests && cp -r {STATE}/pristine/. /workspace/",
                       user=workspace_owner(box))
     if result.exit_code:
-        raise EnvironmentError_(f"could not restore the pristine tests: {result.output[-300:]}")
+        raise EnvironmentSetupError(f"could not restore the pristine tests: {result.output[-300:]}")
 
 
 def run_root_setup(box: Sandbox, condition: Condition) -> None:
@@ -170,7 +168,7 @@ def run_root_setup(box: Sandbox, condition: Condition) -> None:
         return
     result = box.exec_root(f"{exports(condition)}\n{script}", timeout=120)
     if result.exit_code:
-        raise EnvironmentError_(f"root setup of {condition.name} failed: {result.output[-500:]}")
+        raise EnvironmentSetupError(f"root setup of {condition.name} failed: {result.output[-500:]}")
 
 
 @contextlib.contextmanager
@@ -212,5 +210,3 @@ def open_environment(api: docker.DockerClient, condition: Condition, labels: dic
         t0 = float(box.exec_root("date +%s.%N").output.strip() or 0)
         yield LiveEnvironment(box, condition, image, t0, started)
 
-
-__all__ = ["HARDENING", "LiveEnvironment", "SandboxUnavailable", "open_environment", "EnvironmentError_"]

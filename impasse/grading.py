@@ -64,14 +64,13 @@ def base_commit(box: Sandbox) -> str:
     return box.exec_root(f"cat {STATE}/base_commit").output.strip()
 
 
-def git_facts(box: Sandbox) -> tuple[str, list[str], str]:
-    """The diff against the base commit, untracked files, and HEAD — read-only git calls."""
+def git_facts(box: Sandbox) -> tuple[str, list[str]]:
+    """The diff against the base commit and the untracked files — read-only git calls."""
     base = base_commit(box)
     git = "git --no-optional-locks -C /workspace"
     diff = box.exec_root(f"{git} diff --binary {base} -- . ':(exclude).ballast'").output
     untracked = box.exec_root(f"{git} ls-files --others --exclude-standard").output.split()
-    head = box.exec_root(f"{git} rev-parse HEAD").output.strip()
-    return diff, [u for u in untracked if not u.startswith(".ballast")], head
+    return diff, [u for u in untracked if not u.startswith(".ballast")]
 
 
 def committed_fix(box: Sandbox) -> bool:

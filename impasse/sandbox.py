@@ -9,11 +9,9 @@ left behind.
 from __future__ import annotations
 
 import dataclasses
-import io
 import os
 import shlex
 import socket
-import tarfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -193,17 +191,6 @@ class Sandbox:
             if not info.get("Running") or time.monotonic() > deadline:
                 return info.get("ExitCode")
             time.sleep(0.02)
-
-    def put_file(self, path: str, data: bytes, mode: int = 0o644, uid: int = 0) -> None:
-        """Write one file as root via a tar stream (harness-owned setup only)."""
-        stream = io.BytesIO()
-        directory, name = path.rsplit("/", 1)
-        with tarfile.open(fileobj=stream, mode="w") as tar:
-            info = tarfile.TarInfo(name)
-            info.size, info.mode, info.uid, info.gid = len(data), mode, uid, uid
-            tar.addfile(info, io.BytesIO(data))
-        self.container.put_archive(directory or "/", stream.getvalue())
-
 
 def container_options(spec: SandboxSpec) -> dict:
     options = {**HARDENING, **spec.run_options}

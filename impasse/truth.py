@@ -73,7 +73,7 @@ def derive_truth(api: docker.DockerClient, env: LiveEnvironment, labels: dict[st
                  seed: int = 0) -> Truth:
     active = env.probe()
     integrity = check_integrity(env)
-    diff, untracked, _ = git_facts(env.box)
+    diff, untracked = git_facts(env.box)
     committed = committed_fix(env.box) if env.condition.task.requires.commit else None
     worktree = capture_worktree(env.box, env.workspace_owner())
     try:

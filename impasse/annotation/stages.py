@@ -7,7 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from impasse.stage import PRE_ACTION, checkpoint_code, parse_report
+from impasse.stage import checkpoint_code, parse_report
 from impasse.trajectory import read_run
 
 PHASES = ("pre-action", "mid-task 1", "mid-task 2", "mid-task 3", "blocked", "completed")
@@ -89,5 +89,3 @@ def stage_summary(run_dirs: list[Path]) -> list[dict]:
             groups[(point.model, point.condition, point.gate)].append(point)
     return [{"model": m, "condition": c, "gate": g, **summarise(ps)} for (m, c, g), ps in sorted(groups.items())]
 
-
-__all__ = ["PRE_ACTION", "checkpoints", "stage_summary", "summarise"]
