@@ -50,19 +50,21 @@ class FlakyExec:
         mode = self.decide(command)
         if mode is None:
             return action(), None
-        self.log.append({"call": self.calls, "mode": mode, "at": time.time()})
-        return self.paused(plain or action), mode
+        result, refused = self.paused(plain or action)
+        self.log.append({"call": self.calls, "mode": mode, "at": time.time(), "refused": refused})
+        return result, (mode if refused else None)
 
-    def paused(self, action) -> ExecResult:
+    def paused(self, action) -> tuple[ExecResult, bool]:
+        """Run the call against the paused container. Normally the daemon refuses it; should the
+        pause not have taken hold yet, the call ran for real and its result stands, not injected."""
         started = time.monotonic()
         self.set_paused(True)
         try:
-            action()
+            return action(), False
         except SandboxUnavailable as err:  # the daemon's refusal, as `docker exec` prints it
-            return ExecResult(daemon_error(err), 1, time.monotonic() - started)
+            return ExecResult(daemon_error(err), 1, time.monotonic() - started), True
         finally:
             self.set_paused(False)
-        raise RuntimeError("the daemon ran an exec in a paused container")
 
     def set_paused(self, paused: bool, attempts: int = 10) -> None:
         """Pause or unpause, tolerating a daemon that is slow to report the state it reached."""
@@ -70,13 +72,24 @@ class FlakyExec:
         for attempt in range(attempts):
             try:
                 (container.pause if paused else container.unpause)()
-                return
+                if self.state_is(paused):
+                    return
+                continue
             except docker.errors.APIError as err:
                 if ("already paused" if paused else "is not paused") in str(err):
                     return
                 if attempt == attempts - 1:
                     raise
                 time.sleep(0.2)
+
+    def state_is(self, paused: bool, wait: float = 2.0) -> bool:
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            self.box.container.reload()
+            if (self.box.container.status == "paused") == paused:
+                return True
+            time.sleep(0.05)
+        return False
 
 
 def daemon_error(err: Exception) -> str:
