@@ -7,6 +7,8 @@ temporary folder, so an interrupted build never leaves a half-built image under 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import shutil
 import subprocess
 import tempfile
@@ -151,7 +153,10 @@ def ensure_rootfs(api: docker.DockerClient, log: Log) -> str:
     tag = rootfs_tag()
     if exists(api, tag):
         return tag
-    return try_registry_base(api, log) or build_debootstrap_rootfs(api, tag, log)
+    with build_lock(tag):
+        if exists(api, tag):
+            return tag
+        return try_registry_base(api, log) or build_debootstrap_rootfs(api, tag, log)
 
 
 def base_layer(rootfs: str) -> Layer:
@@ -169,11 +174,31 @@ def in_container_scripts() -> dict[str, Path]:
     return {f"harness/{p.name}": p for p in sorted(HARNESS.glob("*.py"))}
 
 
+@contextlib.contextmanager
+def build_lock(tag: str):
+    """One build of a tag at a time on this host: two processes building the same layer at once
+    make the engine's builder trip over its own intermediate containers."""
+    path = Path(tempfile.gettempdir()) / f"impasse-build-{tag.replace(':', '-').replace('/', '-')}.lock"
+    with path.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def ensure_layer(api: docker.DockerClient, layer: Layer, log: Log) -> str:
     """Build the layer unless its content-hash tag exists already."""
     tag = layer.tag
     if exists(api, tag):
         return tag
+    with build_lock(tag):
+        if exists(api, tag):  # built by another process while this one waited
+            return tag
+        return build_layer(api, layer, tag, log)
+
+
+def build_layer(api: docker.DockerClient, layer: Layer, tag: str, log: Log) -> str:
     require_free_space(docker_root(api), LAYER_MIN_FREE, tag)
     log(f"building {tag} ...")
     with tempfile.TemporaryDirectory(prefix="impasse-ctx-") as ctx:
