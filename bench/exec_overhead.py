@@ -2,9 +2,10 @@
 run, on the same image and commands: impasse's persistent channel, impasse's one-exec-per-command
 path (docker SDK), the plain `docker exec` CLI, and mini-swe-agent's own DockerEnvironment (the
 PyPI package, called as its users call it). Then one 80-step scripted episode, split into start,
-steps, truth (grading included) and teardown, and the cached image rebuild.
+steps, truth (grading included) and teardown; a small scripted matrix with 1 and 2 workers
+(throughput, speed-up; `make matrix` gives the full one); and the cached image rebuild.
 
-Usage: python bench/exec_overhead.py [--repeat 40]"""
+Usage: python bench/exec_overhead.py [--repeat 40] [--matrix harness/matrix-small.yaml]"""
 
 from __future__ import annotations
 
@@ -80,9 +81,25 @@ def episode() -> dict[str, float]:
     return timings
 
 
+def matrix_speedup(file: Path) -> dict[int, float]:
+    from impasse.matrix import load_matrix_file, run_matrix
+    api = images.client()
+    seconds = {}
+    for workers in (1, 2):
+        spec = load_matrix_file(file)
+        with tempfile.TemporaryDirectory() as out:
+            spec.workers, spec.out = workers, Path(out)
+            started = time.monotonic()
+            progress = run_matrix(api, spec, lambda p, last: None)
+            seconds[workers] = time.monotonic() - started
+    seconds["runs"] = progress.total
+    return seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=40)
+    parser.add_argument("--matrix", type=Path, default=Path("harness/matrix-small.yaml"))
     args = parser.parse_args()
     results = per_command(args.repeat)
     mini = results.get("mini-swe-agent DockerEnvironment")
@@ -93,6 +110,11 @@ def main() -> None:
     print("80-step scripted episode (scripted:persistent, chown_root, seconds):")
     for name, seconds in episode().items():
         print(f"  {name:26s} {seconds:7.2f}")
+    timing = matrix_speedup(args.matrix)
+    runs = timing["runs"]
+    print(f"scripted matrix {args.matrix} ({runs} runs): 1 worker {timing[1]:.1f}s "
+          f"({runs / timing[1] * 60:.1f} runs/min), 2 workers {timing[2]:.1f}s "
+          f"({runs / timing[2] * 60:.1f} runs/min), speed-up {timing[1] / timing[2]:.2f}x")
     api = images.client()
     started = time.monotonic()
     built = build_all(api, log=lambda m: None)
