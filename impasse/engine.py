@@ -56,6 +56,8 @@ def probe() -> EngineStatus:
 def can_self_install() -> bool:
     """Only root on a Debian-family system, talking to the local socket, may install and start
     dockerd; a DOCKER_HOST elsewhere is the user's engine and starting a local one would not help."""
+    if os.environ.get("IMPASSE_NO_SELF_INSTALL"):  # the user manages Docker: never apt, never start dockerd
+        return False
     return (os.geteuid() == 0 and not os.environ.get("DOCKER_HOST")
             and Path("/etc/debian_version").exists() and bool(shutil.which("apt-get")))
 

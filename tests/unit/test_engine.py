@@ -1,5 +1,6 @@
 import os
 import subprocess
+import sys
 import sysconfig
 from pathlib import Path
 
@@ -17,10 +18,25 @@ def run_cli_as_nobody(*args: str) -> subprocess.CompletedProcess:
     if os.geteuid() != 0 or not SYSTEM_PYTHON.exists():
         pytest.skip("needs root (to drop to nobody) and /usr/bin/python3")
     paths = [str(Path(impasse.__file__).parent.parent), sysconfig.get_paths()["purelib"]]
+    if not all(world_readable(Path(p)) for p in paths):
+        pytest.skip(f"the checkout or the venv is not readable by other users ({paths}); "
+                    "test_an_engine_the_user_manages_is_never_self_installed covers the same path as root")
     env = {"PATH": "/usr/bin:/bin", "DOCKER_HOST": "unix:///nonexistent/docker.sock",
            "HOME": "/tmp", "PYTHONPATH": ":".join(paths)}
     return subprocess.run([str(SYSTEM_PYTHON), "-m", "impasse", *args], capture_output=True,
                           text=True, env=env, user=65534, group=65534, cwd="/tmp", timeout=60)
+
+
+def world_readable(path: Path) -> bool:
+    return all(p.stat().st_mode & 0o001 for p in [path, *path.parents])
+
+
+def test_an_engine_the_user_manages_is_never_self_installed():
+    env = {**os.environ, "DOCKER_HOST": "unix:///nonexistent/docker.sock", "IMPASSE_NO_SELF_INSTALL": "1"}
+    done = subprocess.run([sys.executable, "-m", "impasse", "engine", "up"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 2
+    assert "Docker Engine is not reachable" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_unreachable_engine_without_root_exits_2_with_how_to():
