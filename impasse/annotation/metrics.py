@@ -34,7 +34,7 @@ class CompiledCard:
     workarounds: list = field(default_factory=list)
     diagnosis: list = field(default_factory=list)
     self_caused: list = field(default_factory=list)
-    any_signature: re.Pattern | None = None
+    any_signature: re.Pattern | None = None  # None: no first look possible (or an exit-status signature)
     any_workaround: dict = field(default_factory=dict)
 
 
@@ -70,7 +70,8 @@ def build_compiled(card: Card, injected: Injected | None, foreign: bool) -> Comp
     compiled.workarounds = [(re.compile(fill(w.pattern, known), re.M), w) for w in card.workarounds]
     compiled.diagnosis = [re.compile(fill(d, known), re.M) for d in card.diagnosis]
     compiled.self_caused = [re.compile(p, re.M) for p in card.self_caused]
-    compiled.any_signature = any_of([fill(s.pattern, known) for s in card.signatures if not s.exit_codes])
+    exit_only = any(s.exit_codes for s in card.signatures)
+    compiled.any_signature = None if exit_only else any_of([fill(s.pattern, known) for s in card.signatures])
     compiled.any_workaround = {kind: any_of([fill(w.pattern, known) for w in card.workarounds if kind in w.applies_to])
                                for kind in ("command", "edit_path", "edit_content")}
     return compiled
@@ -142,8 +143,7 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
         return Match(step.index, f"harness-injected failure ({obs.injected})", obs.output.strip()[:SHORT])
     if not obs.executed or obs.exit_code == 0:  # a warning that stops nothing is no onset
         return None
-    exit_only = any(s.exit_codes for _, s in compiled.signatures)
-    if compiled.any_signature and not exit_only and not compiled.any_signature.search(obs.output):
+    if compiled.any_signature and not compiled.any_signature.search(obs.output):
         return None
     for regex, signature in compiled.signatures:
         if signature.exit_codes and (obs.exit_code not in signature.exit_codes or obs.timed_out):
