@@ -31,9 +31,9 @@ def annotate(
         raise fail(f"no such file or folder: {', '.join(missing)}")
     batch = annotate_paths(paths, from_format, card)
     for warning in batch.warnings:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     for problem in batch.skipped:
-        console.print(f"[red]skipped:[/] {problem}", highlight=False)
+        console.print(f"[red]skipped:[/] {problem}", highlight=False, soft_wrap=True)
     if not batch.annotations:
         raise fail("no trajectory could be annotated", code=1)
     summary = aggregate(batch.annotations)

@@ -93,3 +93,12 @@ def test_interrupted_build_leaves_no_final_tag(api, base_image, tmp_path: Path):
     time.sleep(2)
     with pytest.raises(docker.errors.ImageNotFound):
         api.images.get(tag)
+
+
+def test_doctor_reports_a_healthy_machine(api, base_image):
+    from typer.testing import CliRunner
+
+    from impasse.cli import app
+    result = CliRunner().invoke(app, ["doctor"])
+    assert result.exit_code == 0, result.output
+    assert "docker engine" in result.output and "FAIL" not in result.output

@@ -123,3 +123,19 @@ def test_a_harness_injected_failure_is_the_onset(tmp_path, flag):
     a = annotate_one(run)
     assert a.row["t_star"] == 2
     assert flag in a.evidence["t_star"]["reason"]
+
+
+def test_cli_annotates_the_good_runs_names_the_bad_and_exits_3(tmp_path):
+    from typer.testing import CliRunner
+
+    from impasse.cli import app
+    make_run(tmp_path, "good", "chown_root", [("", [edit("a.py", "x", DENIED, 1)])], "budget_exhausted",
+             "budget_exhausted")
+    (tmp_path / "bad.traj").write_text("{ truncated")
+    result = CliRunner().invoke(app, ["annotate", str(tmp_path), "--json", str(tmp_path / "out.json")])
+    assert result.exit_code == 3
+    assert "bad.traj:1: invalid JSON" in result.output
+    rows = __import__("json").loads((tmp_path / "out.json").read_text())
+    assert [r["run_id"] for r in rows] == ["good"] and set(rows[0]) == set(
+        ["run_id", "model", "condition", "task", "t_star", "N_post", "L", "U", "Y", "Z", "A", "R", "outcome",
+         "circumvented"])
