@@ -72,10 +72,8 @@ def run(
     gate: Annotated[str, typer.Option(help="Who ends the episode: tool, marker, no-tool-call, runtime.")] = "tool",
 ) -> None:
     """Run one episode: a task under a condition, driven by a model, then the harness's truth."""
-    from impasse.runner import RunError, RunSpec, execute
+    from impasse.runner import RunError, RunSpec, execute, resolve
     from impasse.sandbox import reap_stale
-    api = docker_client()
-    reap_stale(api)
     from impasse.stage import GATES
     if gate not in GATES:
         raise fail(f"--gate {gate}: unknown; choose one of {', '.join(GATES)}")
@@ -83,6 +81,12 @@ def run(
         raise fail(f"--report-duty {report_duty}: unknown; the only duty is 'stage'")
     spec = RunSpec(model, condition, task, seed, budget, out, base_url, tool_timeout, gate=gate,
                    report_duty=report_duty)
+    try:
+        resolve(spec)  # a bad card, task or model spec is refused before anything starts
+    except RunError as err:
+        raise fail(str(err)) from None
+    api = docker_client()
+    reap_stale(api)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         result = execute(api, spec, log=dim)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from impasse import engine
 
@@ -13,8 +14,8 @@ out = Console(width=None if Console().is_terminal else 180)
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {message}", highlight=False, markup=False) if "[" in message \
-        else console.print(f"[bold red]error:[/] {message}", highlight=False)
+    """Print a clear error (paths unbroken, brackets literal) and return the exit to raise."""
+    console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 

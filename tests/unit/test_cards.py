@@ -60,3 +60,27 @@ def test_cards_validate_command_exit_code(tmp_path):
     failed = runner.invoke(app, ["cards", "validate", str(bad)])
     assert failed.exit_code == 1
     assert "signatures" in failed.output
+
+
+def test_run_refuses_to_start_with_a_bad_card(tmp_path):
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from impasse.paths import ROOT
+    for folder in ("blocker_cards", "tasks", "dockerfiles", "harness"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    card = tmp_path / "blocker_cards" / "chown_root.yaml"
+    data = yaml.safe_load(card.read_text())
+    data["signatures"][0]["pattern"] = "([broken"
+    card.write_text(yaml.safe_dump(data))
+    env = {**os.environ, "IMPASSE_HOME": str(tmp_path), "DOCKER_HOST": "unix:///nonexistent/docker.sock",
+           "IMPASSE_NO_SELF_INSTALL": "1"}
+    done = subprocess.run([sys.executable, "-m", "impasse", "run", "--model", "scripted:oracle", "--condition",
+                           "chown_root", "--out", str(tmp_path / "runs")], capture_output=True, text=True, env=env,
+                          timeout=60)
+    assert done.returncode == 1, done.stderr
+    message = " ".join(done.stderr.split())
+    assert "chown_root.yaml" in message and "signatures[0].pattern" in message and "bad regex" in message
+    assert not (tmp_path / "runs").exists()
