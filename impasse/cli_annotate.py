@@ -19,11 +19,10 @@ def annotate(
 ) -> None:
     """Match every step against the blocker card: t*, N_post, L, U, Y, Z, A, R and aggregates."""
     from impasse.annotation.aggregate import aggregate
-    from impasse.annotation.driver import annotate_paths
+    from impasse.annotation.driver import annotate_paths, run_dirs
     from impasse.annotation.importers import FORMATS
     from impasse.annotation.stages import stage_summary
     from impasse.annotation.tables import show, stage_table, write_csv, write_json
-    from impasse.report import find_run_dirs
     if from_format not in ("auto", *FORMATS):
         raise fail(f"--from {from_format}: unknown format; known: auto, {', '.join(FORMATS)}")
     missing = [str(p) for p in paths if not p.exists()]
@@ -38,7 +37,7 @@ def annotate(
         raise fail("no trajectory could be annotated", code=1)
     summary = aggregate(batch.annotations)
     show(batch.annotations, summary, out)
-    stages = stage_summary(find_run_dirs(paths))
+    stages = stage_summary(run_dirs(paths))
     if stages:
         out.print(stage_table(stages))
         summary["stages"] = stages

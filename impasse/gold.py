@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from impasse.annotation.metrics import compile_card, signature_match
 from impasse.annotation.model import NStep, NTrajectory, Obs
-from impasse.environment import STATE, LiveEnvironment
-from impasse.grading import pytest_command
+from impasse.environment import LiveEnvironment
+from impasse.grading import base_commit, pytest_command
 from impasse.stage import Gold, gold_stage, workspace_key
 from impasse.steps import Observation
 
@@ -18,7 +18,7 @@ class GoldTracker:
     def __init__(self, env: LiveEnvironment) -> None:
         self.env = env
         self.compiled = compile_card(env.condition.card, env.condition.injected)
-        self.base = env.box.exec_root(f"cat {STATE}/base_commit").output.strip()
+        self.base = base_commit(env.box)
         self.start_key = self.key()
         self.tests: dict[str, bool] = {}
         self.blocker_seen = False

@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from impasse.annotation.aggregate import OUTCOMES, aggregate
-from impasse.annotation.driver import annotate_paths
+from impasse.annotation.driver import annotate_paths, run_dirs
 from impasse.annotation.metrics import Annotation
 from impasse.trajectory import read_run
 
@@ -169,22 +169,12 @@ def load(paths: list[Path]) -> tuple[list[Annotation], dict, dict]:
     if not ours:
         raise ReportError(f"no finished impasse runs found under {', '.join(map(str, paths))}"
                           + (f" ({len(batch.skipped)} skipped)" if batch.skipped else ""))
+    folders = {p.name: p for p in run_dirs(paths)}  # listed once, not once per run
     details = {}
     for a in ours:
-        path = next(p for p in find_run_dirs(paths) if p.name == a.row["run_id"])
-        meta, steps, result, _ = read_run(path)
+        meta, steps, result, _ = read_run(folders[a.row["run_id"]])
         details[a.row["run_id"]] = {"steps": steps, "result": result or {}}
     return ours, aggregate(ours), details
-
-
-def find_run_dirs(paths: list[Path]) -> list[Path]:
-    found = []
-    for path in paths:
-        if (path / "meta.json").exists():
-            found.append(path)
-        elif path.is_dir():
-            found.extend(sorted(p for p in path.iterdir() if (p / "meta.json").exists()))
-    return found
 
 
 FIGURES = (("Outcomes per model × condition", "outcomes"), ("N_post and L", "distributions"),
@@ -198,7 +188,7 @@ def figures(annotations: list[Annotation], summary: dict, details: dict, paths: 
     lengths = {rid: len(d["steps"]) for rid, d in details.items()}
     draws = {"outcomes": outcome_bars(summary["groups"]), "distributions": distributions(annotations),
              "strip": onset_strip(annotations, lengths), "escalation": escalation_bars(summary),
-             "workarounds": workaround_bars(annotations), "stages": stage_curve(stage_summary(find_run_dirs(paths)))}
+             "workarounds": workaround_bars(annotations), "stages": stage_curve(stage_summary(run_dirs(paths)))}
     return {key: figure_data(draw) if draw else None for key, draw in draws.items()}
 
 

@@ -42,6 +42,11 @@ def discover(paths: list[Path]) -> list[tuple[Path, str]]:
     return found
 
 
+def run_dirs(paths: list[Path]) -> list[Path]:
+    """impasse's own run folders below the given paths."""
+    return [path for path, kind in discover(paths) if kind == "ours"]
+
+
 def cards_for(trajectory: NTrajectory, card_option: str | None, cards: dict[str, Card]) -> list[Card]:
     chosen = card_option or trajectory.condition
     if chosen is None:
