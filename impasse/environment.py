@@ -138,10 +138,9 @@ def wait_for_ports(box: Sandbox, services: list[Service], host_of=lambda s: "127
             raise EnvironmentSetupError(f"service {service.name} did not come up on port {service.port}")
 
 
-def populate_workspace(box: Sandbox, workspace_tar: bytes | None, tmpfs: bool) -> None:
+def populate_workspace(box: Sandbox, owner: str, workspace_tar: bytes | None, tmpfs: bool) -> None:
     """Put the final (grading) or, on a fresh tmpfs, the starting (seed) workspace in place, as the
     workspace's owner: the harness holds no capabilities in the container, so it cannot chown."""
-    owner = workspace_owner(box)
     if workspace_tar is not None:  # the work tree only: .git stays as the condition made it
         box.exec("find /workspace -mindepth 1 -maxdepth 1 ! -name .git ! -name .ballast -exec rm -rf {} +",
                  user=owner)
@@ -154,10 +153,10 @@ def populate_workspace(box: Sandbox, workspace_tar: bytes | None, tmpfs: bool) -
         box.exec("chmod 1777 /workspace", user=owner)
 
 
-def restore_pristine_tests(box: Sandbox) -> None:
+def restore_pristine_tests(box: Sandbox, owner: str) -> None:
     """Grading never trusts the tests as the agent left them."""
     result = box.exec(f"rm -rf /workspace/tests && cp -r {STATE}/pristine/. /workspace/",
-                      user=workspace_owner(box))
+                      user=owner)
     if result.exit_code:
         raise EnvironmentSetupError(f"could not restore the pristine tests: {result.output[-300:]}")
 
@@ -198,9 +197,10 @@ def open_environment(api: docker.DockerClient, condition: Condition, labels: dic
                            environment=agent_environment(condition),
                            run_options={**options, "extra_hosts": extra_hosts(condition)})
         box = stack.enter_context(open_sandbox(api, spec))
-        populate_workspace(box, workspace_tar, tmpfs=workspace_tmpfs)
+        owner = workspace_owner(box)  # asked once: the root setup below may change it, not these steps
+        populate_workspace(box, owner, workspace_tar, tmpfs=workspace_tmpfs)
         if workspace_tar is not None:
-            restore_pristine_tests(box)
+            restore_pristine_tests(box, owner)
         local = active_local_services(condition)
         for service in local:
             start_local_service(box, service, condition)
