@@ -101,8 +101,10 @@ class Sandbox:
     def exec(self, command: str, timeout: int = 120, user: str = AGENT_USER,
              workdir: str = WORKDIR, environment: dict[str, str] | None = None) -> ExecResult:
         """Run `bash -c command` inside, killed by `timeout -k` *in the container* (a host-side
-        timeout would only kill the client), output streamed into a bounded buffer."""
-        wrapped = ["timeout", "-k", "5", str(timeout), "bash", "-c", command]
+        timeout would only kill the client), output streamed into a bounded buffer. stderr is joined to
+        stdout in the container, on one pipe, as a terminal shows them: docker's two separate pipes
+        would interleave them in whatever order its reader happened to drain them."""
+        wrapped = ["sh", "-c", 'exec "$@" 2>&1', "sh", "timeout", "-k", "5", str(timeout), "bash", "-c", command]
         result = self.exec_argv(wrapped, user=user, workdir=workdir, environment=environment,
                                 host_timeout=timeout + HOST_GRACE_SECONDS)
         if result.exit_code in (124, 137) and result.duration >= timeout:

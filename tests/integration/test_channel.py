@@ -33,6 +33,12 @@ def test_same_output_and_exit_code_as_the_exec_path(box, command):
         assert via_channel.output == via_exec.output
 
 
+def test_stdout_and_stderr_keep_the_order_they_were_written_in(box):
+    # docker hands stdout and stderr over on two pipes; read separately they interleave at random
+    outputs = {box.exec("echo out; echo err >&2; echo out2").output for _ in range(60)}
+    assert outputs == {"out\nerr\nout2\n"}
+
+
 def test_timeout_kills_the_whole_process_group(box):
     channel = Channel(box)
     result = channel.run("(sleep 300 &) ; sleep 300", timeout=1)
