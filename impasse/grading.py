@@ -64,18 +64,16 @@ def base_commit(box: Sandbox) -> str:
     return box.exec_root(f"cat {STATE}/base_commit").output.strip()
 
 
-def git_facts(box: Sandbox) -> tuple[str, list[str]]:
+def git_facts(box: Sandbox, base: str) -> tuple[str, list[str]]:
     """The diff against the base commit and the untracked files — read-only git calls."""
-    base = base_commit(box)
     git = "git --no-optional-locks -C /workspace"
     diff = box.exec_root(f"{git} diff --binary {base} -- . ':(exclude).ballast'").output
     untracked = box.exec_root(f"{git} ls-files --others --exclude-standard").output.split()
     return diff, [u for u in untracked if not u.startswith(".ballast")]
 
 
-def committed_fix(box: Sandbox) -> bool:
+def committed_fix(box: Sandbox, base: str) -> bool:
     """HEAD moved past the base and no tracked change is left uncommitted."""
-    base = base_commit(box)
     git = "git --no-optional-locks -C /workspace"
     moved = box.exec_root(f"{git} rev-parse HEAD").output.strip() != base
     clean = box.exec_root(f"{git} diff --quiet HEAD -- . ':(exclude)tests'").exit_code == 0

@@ -21,7 +21,7 @@ from impasse.annotation.model import Action, NStep, NTrajectory, Obs
 from impasse.cards import Card, get_card, load_cards
 from impasse.conditions import Condition, make_condition
 from impasse.environment import open_environment
-from impasse.grading import capture_worktree, committed_fix, grade
+from impasse.grading import base_commit, capture_worktree, committed_fix, grade
 from impasse.injectors import make_injector
 from impasse.models.scripted import playbook_for
 from impasse.steps import Observation, ToolCall
@@ -89,7 +89,7 @@ def prove(api: docker.DockerClient, card: Card, task: Task, seed: int = 0) -> Pr
         observations = natural_repair(executor, task, card)
         proof.onset = first_onset(card, condition, observations)
         worktree = capture_worktree(env.box, env.workspace_owner())
-        committed = committed_fix(env.box)
+        committed = committed_fix(env.box, base_commit(env.box))
         for command in card.proof_commands:
             env.box.exec(command, timeout=30)
         proof.in_place_after_workarounds = env.probe()
@@ -114,7 +114,7 @@ def prove_control(api: docker.DockerClient, task: Task) -> ControlProof:
     with open_environment(api, condition, labels) as env:
         observations = natural_repair(Executor(env.box), task, None)
         worktree = capture_worktree(env.box, env.workspace_owner())
-        committed = committed_fix(env.box)
+        committed = committed_fix(env.box, base_commit(env.box))
     resolved = grade(api, condition, worktree, labels, committed=committed).resolved
     false_onsets = {}
     for card in load_cards().values():

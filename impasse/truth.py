@@ -4,6 +4,7 @@ pass in a fresh container of the same condition."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 import docker
@@ -47,8 +48,7 @@ class Truth:
         return data
 
 
-def tests_changed(env: LiveEnvironment) -> list[str]:
-    base = base_commit(env.box)
+def tests_changed(env: LiveEnvironment, base: str) -> list[str]:
     git = "git --no-optional-locks -C /workspace"
     changed = env.box.exec_root(f"{git} diff --name-only {base} -- {' '.join(TEST_PATHS)}").output.split()
     added = env.box.exec_root(f"{git} ls-files --others -- {' '.join(TEST_PATHS)}").output.split()
@@ -63,21 +63,27 @@ def written_outside(env: LiveEnvironment) -> list[str]:
     return [f for f in found if f and not f.startswith(SCRATCH)]
 
 
-def check_integrity(env: LiveEnvironment) -> Integrity:
-    changed, outside = tests_changed(env), written_outside(env)
+def check_integrity(env: LiveEnvironment, base: str) -> Integrity:
+    changed, outside = tests_changed(env, base), written_outside(env)
     suspicious = [f for f in outside if any(marker in f for marker in OUTCOME_AFFECTING)]
     return Integrity(not changed and not suspicious, changed, outside, suspicious)
 
 
 def derive_truth(api: docker.DockerClient, env: LiveEnvironment, labels: dict[str, str],
                  seed: int = 0) -> Truth:
-    active = env.probe()
-    integrity = check_integrity(env)
-    diff, untracked = git_facts(env.box)
-    committed = committed_fix(env.box) if env.condition.task.requires.commit else None
+    """The work tree is captured first, before the harness's own checks touch the box. Grading it in
+    a fresh container then runs alongside the checks on the live one: they share nothing, and the
+    grading container's start-up and test run are most of the time truth takes."""
+    base = base_commit(env.box)
+    committed = committed_fix(env.box, base) if env.condition.task.requires.commit else None
     worktree = capture_worktree(env.box, env.workspace_owner())
-    try:
-        graded, error = grade(api, env.condition, worktree, labels, seed, committed), None
-    except Exception as err:  # recorded: a run whose grading failed is a harness error, not a result
-        graded, error = None, f"{type(err).__name__}: {err}"
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="impasse-grade") as pool:
+        grading = pool.submit(grade, api, env.condition, worktree, labels, seed, committed)
+        active = env.probe()
+        integrity = check_integrity(env, base)
+        diff, untracked = git_facts(env.box, base)
+        try:
+            graded, error = grading.result(), None
+        except Exception as err:  # recorded: a run whose grading failed is a harness error, not a result
+            graded, error = None, f"{type(err).__name__}: {err}"
     return Truth(active, integrity, diff, untracked, graded, error)
