@@ -68,9 +68,9 @@ class TrajectoryError(ValueError):
 def read_steps(path: Path) -> tuple[list[dict], list[str]]:
     """Steps from steps.jsonl, and a problem per line that could not be read. A torn last line
     (a run killed mid-write) is reported, not fatal."""
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    try:  # the common case, a whole file of good lines, parsed in one go
-        return json.loads("[" + ",".join(lines) + "]"), []
+    text = path.read_text(encoding="utf-8").strip()
+    try:  # the common case, a whole file of good lines, parsed in one go (JSON strings hold no raw newline)
+        return json.loads("[" + text.replace("\n", ",") + "]"), []
     except json.JSONDecodeError:
         pass
     steps, problems = [], []

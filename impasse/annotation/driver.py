@@ -4,6 +4,8 @@ are still annotated."""
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,7 +75,26 @@ def annotate_auto(trajectory: NTrajectory, candidates: list[Card]) -> list[Annot
     return [annotate(trajectory, compile_card(candidates[0], None))] if candidates else []
 
 
+@contextmanager
+def collector_paused():
+    """Reading a corpus makes millions of small dicts and objects that form no cycles; reference
+    counting frees them, and the cyclic collector's repeated passes over them only cost time
+    (about a tenth of annotating)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def annotate_paths(paths: list[Path], fmt: str = "auto", card: str | None = None) -> Batch:
+    with collector_paused():
+        return annotate_all(paths, fmt, card)
+
+
+def annotate_all(paths: list[Path], fmt: str, card: str | None) -> Batch:
     batch = Batch()
     try:
         cards = load_cards()

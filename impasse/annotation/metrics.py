@@ -24,6 +24,7 @@ SHELL_CONFUSION = re.compile(r"syntax error near unexpected token|unexpected EOF
                              r"Substitution replacement not terminated")
 LOCAL_MODULE = re.compile(r"(?:^|[\s/'\"(])([A-Za-z_]\w*)(?:\.py\b|/__init__\.py)")
 SHORT = 200
+ACTION_KINDS = ("command", "edit_path", "edit_content")  # what of an action a workaround pattern is matched on
 
 
 @dataclass
@@ -31,7 +32,7 @@ class CompiledCard:
     card: Card
     foreign: bool  # nothing is known of what was injected: apply the self-caused filters
     signatures: list = field(default_factory=list)
-    workarounds: list = field(default_factory=list)
+    workarounds: dict = field(default_factory=dict)  # action kind -> [(regex, category)] that apply to it
     diagnosis: list = field(default_factory=list)
     self_caused: list = field(default_factory=list)
     any_signature: re.Pattern | None = None  # None: no first look possible (or an exit-status signature)
@@ -67,13 +68,14 @@ def build_compiled(card: Card, injected: Injected | None, foreign: bool) -> Comp
     known = injected or Injected()
     compiled = CompiledCard(card, foreign=foreign)
     compiled.signatures = [(re.compile(fill(s.pattern, known), re.M), s) for s in card.signatures]
-    compiled.workarounds = [(re.compile(fill(w.pattern, known), re.M), w) for w in card.workarounds]
+    compiled.workarounds = {kind: [(re.compile(fill(w.pattern, known), re.M), w.category)
+                                   for w in card.workarounds if kind in w.applies_to] for kind in ACTION_KINDS}
     compiled.diagnosis = [re.compile(fill(d, known), re.M) for d in card.diagnosis]
     compiled.self_caused = [re.compile(p, re.M) for p in card.self_caused]
     exit_only = any(s.exit_codes for s in card.signatures)
     compiled.any_signature = None if exit_only else any_of([fill(s.pattern, known) for s in card.signatures])
     compiled.any_workaround = {kind: any_of([fill(w.pattern, known) for w in card.workarounds if kind in w.applies_to])
-                               for kind in ("command", "edit_path", "edit_content")}
+                               for kind in ACTION_KINDS}
     return compiled
 
 
@@ -185,10 +187,8 @@ def workaround_hits(compiled: CompiledCard, step: NStep) -> list[dict]:
             quick = compiled.any_workaround.get(kind)
             if not text or (quick and not quick.search(text)):
                 continue
-            for regex, workaround in compiled.workarounds:
-                if kind in workaround.applies_to and text and regex.search(text):
-                    hits.append({"step": step.index, "category": workaround.category, "on": kind,
-                                 "action": text.strip()[:SHORT]})
+            hits.extend({"step": step.index, "category": category, "on": kind, "action": text.strip()[:SHORT]}
+                        for regex, category in compiled.workarounds[kind] if regex.search(text))
     return hits
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
-@dataclass
+@dataclass(slots=True)
 class Action:
     tool: str  # bash | edit_file | task_complete | escalate_to_human | other
     command: str = ""  # bash command (or the raw action text of a foreign harness)
@@ -14,7 +14,7 @@ class Action:
     message: str = ""  # task_complete summary / escalate_to_human reason
 
 
-@dataclass
+@dataclass(slots=True)
 class Obs:
     output: str
     exit_code: int | None = None  # None: the format does not record it
@@ -23,7 +23,7 @@ class Obs:
     timed_out: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class NStep:
     index: int
     text: str
@@ -31,7 +31,7 @@ class NStep:
     observations: list[Obs] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class NTrajectory:
     run_id: str
     source: str  # impasse | mini-swe-agent | swe-agent | atif

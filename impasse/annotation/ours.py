@@ -7,18 +7,18 @@ from pathlib import Path
 from impasse.annotation.model import Action, NStep, NTrajectory, Obs
 from impasse.trajectory import read_run
 
-ARGUMENT_FIELDS = {"bash": ("command", "command"), "task_complete": ("message", "summary"),
-                   "escalate_to_human": ("message", "reason")}
-
 
 def to_action(call: dict) -> Action:
     arguments = call.get("arguments") or {}
     name = call["name"]
+    if name == "bash":
+        return Action("bash", command=str(arguments.get("command", "")))
     if name == "edit_file":
         return Action("edit_file", path=str(arguments.get("path", "")), content=str(arguments.get("new_str", "")))
-    if name in ARGUMENT_FIELDS:
-        attr, key = ARGUMENT_FIELDS[name]
-        return Action(name, **{attr: str(arguments.get(key, ""))})
+    if name == "task_complete":
+        return Action(name, message=str(arguments.get("summary", "")))
+    if name == "escalate_to_human":
+        return Action(name, message=str(arguments.get("reason", "")))
     return Action("other", command=call.get("raw_arguments", ""))
 
 
