@@ -38,7 +38,8 @@ class LiveEnvironment:
     box: Sandbox
     condition: Condition
     image: str
-    t0: float  # container clock at the end of setup: files the agent writes are newer
+    t0: float  # the clock at the end of setup (the kernel's, shared with the host): files the agent writes are newer
+    owner: str  # uid:gid of /workspace after setup; the agent, without capabilities, cannot change it
     sidecars: list = field(default_factory=list)
 
     def probe(self) -> bool | None:
@@ -51,7 +52,7 @@ class LiveEnvironment:
         return self.box.exec(f"{exports(self.condition)}\n{script}", timeout=60).exit_code == 0
 
     def workspace_owner(self) -> str:
-        return workspace_owner(self.box)
+        return self.owner
 
 
 def exports(condition: Condition) -> str:
@@ -207,6 +208,7 @@ def open_environment(api: docker.DockerClient, condition: Condition, labels: dic
         wait_for_ports(box, local)
         wait_for_ports(box, sidecars, host_of=lambda s: s.host)
         run_root_setup(box, condition)
-        t0 = float(box.exec_root("date +%s.%N").output.strip() or 0)
-        yield LiveEnvironment(box, condition, image, t0, started)
+        if condition.card.inject.root_setup:
+            owner = workspace_owner(box)
+        yield LiveEnvironment(box, condition, image, time.time(), owner, started)
 

@@ -49,10 +49,10 @@ class Truth:
 
 
 def tests_changed(env: LiveEnvironment, base: str) -> list[str]:
-    git = "git --no-optional-locks -C /workspace"
-    changed = env.box.exec_root(f"{git} diff --name-only {base} -- {' '.join(TEST_PATHS)}").output.split()
-    added = env.box.exec_root(f"{git} ls-files --others -- {' '.join(TEST_PATHS)}").output.split()
-    return sorted(set(changed + added))
+    """Test files changed since the base commit or added beside it (one exec, two file lists)."""
+    git, paths = "git --no-optional-locks -C /workspace", " ".join(TEST_PATHS)
+    found = env.box.exec_root(f"{git} diff --name-only {base} -- {paths}; {git} ls-files --others -- {paths}")
+    return sorted(set(found.output.split()))
 
 
 def written_outside(env: LiveEnvironment) -> list[str]:
