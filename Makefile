@@ -54,7 +54,7 @@ bench: images
 	$(BIN)/python bench/annotate_throughput.py --steps 100000 --runs 500
 
 lint: venv
-	$(BIN)/ruff check impasse tests harness
+	$(BIN)/ruff check impasse tests harness bench
 
 clean:
 	-$(IMPASSE) gc

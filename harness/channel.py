@@ -5,6 +5,7 @@ kills the whole group; the reply (one JSON line on stdout) carries the output, a
 head and tail, the number of bytes elided, the exit code and whether it timed out. Output bytes are
 decoded with replacement, exactly as on the plain exec path."""
 
+import contextlib
 import json
 import os
 import signal
@@ -53,10 +54,8 @@ def run(request):
 
     def kill_group():
         timed_out.set()
-        try:
+        with contextlib.suppress(ProcessLookupError):  # the group may already be gone
             os.killpg(child.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     timer = threading.Timer(request.get("timeout", 120), kill_group)
     timer.start()
     try:
