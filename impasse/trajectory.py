@@ -68,13 +68,13 @@ class TrajectoryError(ValueError):
 def read_steps(path: Path) -> tuple[list[dict], list[str]]:
     """Steps from steps.jsonl, and a problem per line that could not be read. A torn last line
     (a run killed mid-write) is reported, not fatal."""
-    text = path.read_text(encoding="utf-8").strip()
+    text = path.read_text(encoding="utf-8")
     try:  # the common case, a whole file of good lines, parsed in one go (JSON strings hold no raw newline)
-        return json.loads("[" + text.replace("\n", ",") + "]"), []
+        return json.loads("[" + text.strip().replace("\n", ",") + "]"), []
     except json.JSONDecodeError:
         pass
     steps, problems = [], []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
