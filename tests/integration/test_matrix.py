@@ -71,9 +71,10 @@ def finished(out: Path) -> set[str]:
 def test_sigkill_mid_matrix_then_restart_gives_exactly_the_planned_runs(api, tmp_path):
     out = tmp_path / "runs"
     file = tmp_path / "matrix.yaml"
-    file.write_text(yaml.safe_dump({**SMALL, "models": ["scripted:persistent", "scripted:oracle"], "out": str(out)}))
-    planned = {p.run_id for p in plan(MatrixSpec(**{**SMALL, "models": ["scripted:persistent", "scripted:oracle"]},
-                                                 out=out))}
+    # budget 24: run ids apart from the other matrix tests' (20, 40), whose containers may be alive beside it
+    spec = {**SMALL, "models": ["scripted:persistent", "scripted:oracle"], "budget": 24}
+    file.write_text(yaml.safe_dump({**spec, "out": str(out)}))
+    planned = {p.run_id for p in plan(MatrixSpec(**spec, out=out))}
     first = matrix_process(file)
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline and not (finished(out) and any(out.glob("*/steps.jsonl"))

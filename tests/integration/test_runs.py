@@ -165,9 +165,10 @@ def slow_endpoint():
     server.shutdown()
 
 
-def start_run(tmp_path: Path, base_url: str) -> subprocess.Popen:
+def start_run(tmp_path: Path, base_url: str, seed: int) -> subprocess.Popen:
+    """`seed` keeps the run ids (and so the container labels looked up) of tests running side by side apart."""
     return subprocess.Popen([sys.executable, "-m", "impasse", "run", "--model", "openai:slow", "--base-url", base_url,
-                             "--condition", "chown_root", "--task", TASK, "--out", str(tmp_path)],
+                             "--condition", "chown_root", "--task", TASK, "--seed", str(seed), "--out", str(tmp_path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -189,7 +190,7 @@ def valid_partial(run_dir: Path) -> int:
 
 
 def test_sigint_leaves_a_valid_partial_trajectory_and_no_container(api, tmp_path, slow_endpoint):
-    proc = start_run(tmp_path, slow_endpoint)
+    proc = start_run(tmp_path, slow_endpoint, seed=1)
     run_dir = wait_for_steps(tmp_path, 3)
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=60)
@@ -199,7 +200,7 @@ def test_sigint_leaves_a_valid_partial_trajectory_and_no_container(api, tmp_path
 
 
 def test_sigkill_leaves_a_valid_partial_trajectory_and_gc_reaps(api, tmp_path, slow_endpoint):
-    proc = start_run(tmp_path, slow_endpoint)
+    proc = start_run(tmp_path, slow_endpoint, seed=2)
     run_dir = wait_for_steps(tmp_path, 3)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
