@@ -7,11 +7,9 @@ from __future__ import annotations
 from impasse.annotation.metrics import compile_card, signature_match
 from impasse.annotation.model import NStep, NTrajectory, Obs
 from impasse.environment import LiveEnvironment
-from impasse.grading import base_commit, pytest_command
+from impasse.grading import base_commit, git_facts, pytest_command
 from impasse.stage import Gold, gold_stage, workspace_key
 from impasse.steps import Observation
-
-GIT = "git --no-optional-locks -C /workspace"
 
 
 class GoldTracker:
@@ -24,10 +22,8 @@ class GoldTracker:
         self.blocker_seen = False
 
     def key(self) -> str:
-        box = self.env.box
-        diff = box.exec_root(f"{GIT} diff {self.base} -- . ':(exclude).ballast'").output
-        untracked = box.exec_root(f"{GIT} ls-files --others --exclude-standard").output
-        return workspace_key(diff, untracked)
+        diff, untracked = git_facts(self.env.box, self.base)  # the same facts truth records at the end
+        return workspace_key(diff, "\n".join(untracked))
 
     def observe(self, observations: list[Observation]) -> None:
         """Online onset detection: the same signatures the annotator uses, as observations arrive."""

@@ -12,13 +12,13 @@ from impasse.sandbox import Sandbox, SandboxUnavailable
 from impasse.steps import Observation, ToolCall
 
 BASH_TIMEOUT = 120
+EDIT_SCRIPT = "/opt/impasse/edit_file.py"
+TERMINAL = {"task_complete", "escalate_to_human"}
 
 
 def disk_limit() -> int:
     """Bytes the agent may write into the container's own layer (IMPASSE_DISK_LIMIT_MB, default 2048)."""
     return int(os.environ.get("IMPASSE_DISK_LIMIT_MB", "2048")) * 1024**2
-EDIT_SCRIPT = "/opt/impasse/edit_file.py"
-TERMINAL = {"task_complete", "escalate_to_human"}
 
 
 def function(name: str, description: str, properties: dict[str, str]) -> dict:
