@@ -16,7 +16,7 @@ from pathlib import Path
 import docker
 import yaml
 
-from impasse.cards import get_card, load_cards
+from impasse.cards import load_cards
 from impasse.conditions import ensure_condition_image, make_condition
 from impasse.runner import RunSpec, execute, resolve, run_id_for
 from impasse.sandbox import reap_stale
@@ -112,8 +112,7 @@ def prepare_images(api: docker.DockerClient, planned: list[Planned], log) -> Non
         key = (item.spec.task, item.spec.condition)
         if key not in seen:
             seen.add(key)
-            condition = resolve(item.spec)
-            ensure_condition_image(api, make_condition(condition.task, get_card(item.spec.condition)), log)
+            ensure_condition_image(api, resolve(item.spec), log)
 
 
 def run_matrix(api: docker.DockerClient, matrix: MatrixSpec, on_update: Callable[[Progress, str], None],
