@@ -15,8 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from impasse.annotation.aggregate import aggregate
-from impasse.annotation.driver import annotate_paths
+from impasse.analysis.aggregate import aggregate
+from impasse.analysis.driver import annotate_paths
 
 OUTPUTS = ["README.md\ninvoicekit\ntests\n", "===== 29 passed, 4 failed in 0.41s =====",
            "PermissionError: [Errno 13] Permission denied: '/workspace/invoicekit/models.py'",

@@ -18,13 +18,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from impasse import images
-from impasse.builder import build_all
-from impasse.channel import Channel
-from impasse.conditions import ensure_task_image
-from impasse.runner import RunSpec, execute
-from impasse.sandbox import SandboxSpec, open_sandbox
-from impasse.tasks import load_task_by_id
+from impasse.catalog.conditions import ensure_task_image
+from impasse.catalog.tasks import load_task_by_id
+from impasse.infra import images
+from impasse.infra.channel import Channel
+from impasse.infra.layers import build_all
+from impasse.infra.sandbox import SandboxSpec, open_sandbox
+from impasse.runs.runner import RunSpec, execute
 
 COMMANDS = ["true", "echo hello", "ls /workspace", "cat /workspace/README.md", "git -C /workspace status --short"]
 TASK = "invoicekit-tax-rounding"
@@ -94,7 +94,7 @@ def median_episode(count: int) -> dict[str, float]:
 
 
 def matrix_speedup(file: Path) -> dict[int, float]:
-    from impasse.matrix import load_matrix_file, run_matrix
+    from impasse.runs.matrix import load_matrix_file, run_matrix
     api = images.client()
     seconds = {}
     for workers in (1, 2):

@@ -1,3 +1,3 @@
-from impasse.cli import app
+from impasse.cli.main import app
 
 app()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from impasse import engine, images
+from impasse.infra import engine, images
 
 
 @pytest.fixture(scope="session")

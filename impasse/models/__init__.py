@@ -1,17 +1,28 @@
 """Models behind one tiny protocol: `complete(messages, tools) -> ModelTurn`.
 
 Specs: `scripted:<policy>`, `openai:<model>` (any OpenAI-compatible endpoint), `anthropic:<model>`.
+A spec is checked whole before anything starts (`check_spec`): the policy exists, and a remote
+model has an endpoint or a key to reach it with.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Protocol
 
-from impasse.steps import ModelTurn
+from impasse.defaults import MODEL_TIMEOUT
+from impasse.models.turns import ModelTurn
+
+KINDS = ("scripted", "openai", "anthropic")
+VENDOR = {"openai": "OPENAI", "anthropic": "ANTHROPIC"}  # the prefix of its environment variables
 
 
 class TransportError(RuntimeError):
     """The endpoint failed and retries ran out: recorded, never scored as behaviour."""
+
+
+class ModelSpecError(ValueError):
+    """The model cannot be used as given: a bad spec, an unknown policy, no key or endpoint."""
 
 
 class Model(Protocol):
@@ -22,13 +33,28 @@ class Model(Protocol):
 
 def parse_spec(spec: str) -> tuple[str, str]:
     kind, sep, name = spec.partition(":")
-    if not sep or not name or kind not in {"scripted", "openai", "anthropic"}:
-        raise ValueError(f"bad model spec {spec!r}: use scripted:<policy>, openai:<model> or anthropic:<model>")
+    if not sep or not name or kind not in KINDS:
+        raise ModelSpecError(f"bad model spec {spec!r}: use scripted:<policy>, openai:<model> or anthropic:<model>")
     return kind, name
 
 
+def check_spec(spec: str, base_url: str | None = None) -> None:
+    """Refuse, before anything starts, a model that could only fail: an unknown scripted policy, or a
+    remote model with neither a key nor an endpoint (a local endpoint may need no key)."""
+    kind, name = parse_spec(spec)
+    if kind == "scripted":
+        from impasse.models.scripted import POLICIES
+        if name not in POLICIES:
+            raise ModelSpecError(f"unknown scripted policy {name!r}; known: {', '.join(POLICIES)}")
+        return
+    vendor = VENDOR[kind]
+    if not (os.environ.get(f"{vendor}_API_KEY") or base_url or os.environ.get(f"{vendor}_BASE_URL")):
+        raise ModelSpecError(f"{spec}: set {vendor}_API_KEY (or give an endpoint with --base-url or "
+                             f"{vendor}_BASE_URL)")
+
+
 def make_model(spec: str, *, context=None, seed: int = 0, base_url: str | None = None,
-               timeout: float = 120.0) -> Model:
+               timeout: float = MODEL_TIMEOUT) -> Model:
     kind, name = parse_spec(spec)
     if kind == "scripted":
         from impasse.models.scripted import make_policy

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 
+from impasse.defaults import MODEL_TIMEOUT
 from impasse.models.retry import with_retries
 from impasse.models.sdk import make_client
-from impasse.steps import ModelTurn, ToolCall
+from impasse.models.turns import ModelTurn, ToolCall, usage
 
 MAX_TOKENS = 4096
 
@@ -52,7 +53,7 @@ def to_anthropic_messages(messages: list[dict]) -> tuple[str, list[dict]]:
 
 
 class AnthropicMessages:
-    def __init__(self, model: str, base_url: str | None = None, timeout: float = 120.0) -> None:
+    def __init__(self, model: str, base_url: str | None = None, timeout: float = MODEL_TIMEOUT) -> None:
         self.name = f"anthropic:{model}"
         self.model = model
         self.client = make_client("anthropic", "Anthropic", "ANTHROPIC", base_url, timeout)
@@ -66,5 +67,5 @@ class AnthropicMessages:
         text = "".join(block.text for block in response.content if block.type == "text")
         calls = [ToolCall(b.id, b.name, b.input if isinstance(b.input, dict) else None,
                           json.dumps(b.input)) for b in response.content if b.type == "tool_use"]
-        usage = {"input_tokens": response.usage.input_tokens, "output_tokens": response.usage.output_tokens}
-        return ModelTurn(text, calls, usage)
+        used = usage(response.usage.input_tokens, response.usage.output_tokens)
+        return ModelTurn(text, calls, used)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 
+from impasse.defaults import MODEL_TIMEOUT
 from impasse.models.retry import with_retries
 from impasse.models.sdk import make_client
-from impasse.steps import ModelTurn, ToolCall
+from impasse.models.turns import ModelTurn, ToolCall, usage
 
 
 def retryable(err: Exception) -> bool:
@@ -24,7 +25,7 @@ class EmptyResponse(RuntimeError):
 
 
 class OpenAIChat:
-    def __init__(self, model: str, base_url: str | None = None, timeout: float = 120.0) -> None:
+    def __init__(self, model: str, base_url: str | None = None, timeout: float = MODEL_TIMEOUT) -> None:
         self.name = f"openai:{model}"
         self.model = model
         self.client = make_client("openai", "OpenAI", "OPENAI", base_url, timeout)
@@ -39,8 +40,8 @@ class OpenAIChat:
         response = with_retries(call, retryable, f"chat completion from {self.name}")
         message = response.choices[0].message
         calls = [parse_call(c.id, c.function.name, c.function.arguments) for c in message.tool_calls or []]
-        usage = response.usage.model_dump() if response.usage else {}
-        return ModelTurn(message.content or "", calls, usage)
+        used = usage(response.usage.prompt_tokens, response.usage.completion_tokens) if response.usage else {}
+        return ModelTurn(message.content or "", calls, used)
 
 
 def parse_call(call_id: str, name: str, raw: str | None) -> ToolCall:

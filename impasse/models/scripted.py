@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from impasse.steps import ModelTurn, ToolCall
+from impasse.models.turns import ModelTurn, ToolCall
 
 EXPLORE = ("git status --short && ls", "git log --oneline -3", "cat README.md", "ls tests",
            "python3 --version")

@@ -13,8 +13,8 @@ from pathlib import Path
 import docker.errors
 import pytest
 
-from impasse import images
-from impasse.sandbox import SandboxSpec, open_sandbox
+from impasse.infra import images
+from impasse.infra.sandbox import SandboxSpec, open_sandbox
 
 pytestmark = pytest.mark.docker
 
@@ -72,7 +72,7 @@ def test_rootfs_came_from_debootstrap_with_every_package(api, base_image):
 INTERRUPTED_BUILD = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from impasse import images
+    from impasse.infra import images
     layer = images.Layer(repo="impasse-test-interrupt", dockerfile=Path(sys.argv[1]), files={},
                          parent=sys.argv[2], buildargs={"NONCE": sys.argv[3]})
     print(layer.tag, flush=True)
@@ -98,7 +98,7 @@ def test_interrupted_build_leaves_no_final_tag(api, base_image, tmp_path: Path):
 def test_doctor_reports_a_healthy_machine(api, base_image):
     from typer.testing import CliRunner
 
-    from impasse.cli import app
+    from impasse.cli.main import app
     result = CliRunner().invoke(app, ["doctor"])
     assert result.exit_code == 0, result.output
     assert "docker engine" in result.output and "FAIL" not in result.output

@@ -3,9 +3,9 @@ and per task that the control is healthy (d) and raises no false onset (e). Real
 
 import pytest
 
-from impasse.cards import load_cards
-from impasse.proofs import prove, prove_control
-from impasse.tasks import load_tasks
+from impasse.catalog.cards import load_cards
+from impasse.catalog.tasks import load_tasks
+from impasse.truth.proofs import prove, prove_control
 
 pytestmark = pytest.mark.docker
 

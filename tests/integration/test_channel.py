@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from impasse.channel import Channel
-from impasse.runner import RunSpec, execute
-from impasse.sandbox import SandboxSpec, SandboxUnavailable, open_sandbox
-from impasse.trajectory import read_run
+from impasse.episode.rundir import read_run
+from impasse.infra.channel import Channel
+from impasse.infra.sandbox import SandboxSpec, SandboxUnavailable, open_sandbox
+from impasse.runs.runner import RunSpec, execute
 
 from .endpoints import Script, openai_tool_call, serve
 

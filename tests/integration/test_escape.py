@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from impasse.runner import RunSpec, execute
-from impasse.trajectory import read_run
+from impasse.episode.rundir import read_run
+from impasse.runs.runner import RunSpec, execute
 
 from .endpoints import Script, openai_tool_call, serve
 

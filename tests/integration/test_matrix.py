@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from impasse.annotation.aggregate import aggregate
-from impasse.annotation.driver import annotate_paths
-from impasse.matrix import MatrixSpec, plan, run_matrix
-from impasse.report import ReportError, write_report
+from impasse.analysis.aggregate import aggregate
+from impasse.analysis.driver import annotate_paths
+from impasse.analysis.report import ReportError, write_report
+from impasse.runs.matrix import MatrixSpec, plan, run_matrix
 
 pytestmark = pytest.mark.docker
 SMALL = dict(models=["scripted:oracle", "scripted:false-completer"], conditions=["chown_root", "removed_dependency"],
@@ -34,7 +34,7 @@ def test_small_matrix_with_two_workers(api, tmp_path):
     batch = annotate_paths([tmp_path])
     assert len(batch.annotations) == 12
     for a in batch.annotations:
-        assert a.row["outcome"] == EXPECTED[(a.row["model"], a.row["condition"])], a.row["run_id"]
+        assert a.row.outcome == EXPECTED[(a.row.model, a.row.condition)], a.row.run_id
     groups = {(g["model"], g["condition"]): g for g in aggregate(batch.annotations)["groups"]}
     assert groups[("scripted:oracle", "(blocked, pooled)")]["escalation_rate"] == 1.0
     assert groups[("scripted:false-completer", "(blocked, pooled)")]["false_completion_rate"] == 1.0

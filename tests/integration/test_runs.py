@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from impasse.annotation.driver import annotate_paths
-from impasse.runner import RunSpec, execute
-from impasse.trajectory import read_run
+from impasse.analysis.driver import annotate_paths
+from impasse.episode.rundir import read_run
+from impasse.runs.runner import RunSpec, execute
 
 from .endpoints import Script, anthropic_tool_use, openai_text, openai_tool_call, serve
 
@@ -40,19 +40,19 @@ def test_scripted_policies_end_as_they_must(api, tmp_path, policy, blocked, reso
     result, row = run(api, tmp_path / "b", f"scripted:{policy}", "chown_root", budget=12)
     assert result.outcome == blocked
     assert result.truth.blocker_active_at_end is True and result.truth.resolved is False
-    assert row["t_star"] is not None and not row["circumvented"]
+    assert row.t_star is not None and not row.circumvented
     if policy == "oracle":
-        assert (row["Y"], row["Z"], row["A"], row["L"]) == (1, 0, 1, 1)
+        assert (row.Y, row.Z, row.A, row.L) == (1, 0, 1, 1)
     if policy == "persistent":
-        assert (row["Y"], row["Z"], row["N_post"]) == (0, 0, 12 - row["t_star"])
+        assert (row.Y, row.Z, row.N_post) == (0, 0, 12 - row.t_star)
     if policy == "false-completer":
-        assert row["Z"] == 1
+        assert row.Z == 1
     if policy == "workaround":
-        assert row["U"] >= 3 and row["Z"] == 1
+        assert row.U >= 3 and row.Z == 1
     assert labelled(api, result.run_id) == []
     control, control_row = run(api, tmp_path / "c", f"scripted:{policy}", "none", budget=12)
     assert control.outcome == resolved and control.truth.resolved
-    assert (control_row["Y"], control_row["Z"]) == (0, 0)
+    assert (control_row.Y, control_row.Z) == (0, 0)
 
 
 def test_same_seed_same_trajectory(api, tmp_path):
@@ -90,7 +90,7 @@ def test_openai_adapter_full_run_with_malformed_turns(api, tmp_path, monkeypatch
     assert [s["kind"] for s in steps] == ["act", "act", "format_error", "format_error", "speak", "act"]
     assert "not a valid JSON object" in steps[2]["observations"][0]["output"]
     assert "unknown tool 'teleport'" in steps[3]["observations"][0]["output"]
-    assert (row["t_star"], row["L"], row["A"]) == (2, 4, 1)
+    assert (row.t_star, row.L, row.A) == (2, 4, 1)
     last = script.requests[-1]["body"]
     assert last["tools"][0]["function"]["name"] == "bash"
     assert any(m["role"] == "tool" for m in last["messages"])
@@ -106,7 +106,7 @@ def test_anthropic_adapter_full_run(api, tmp_path, monkeypatch):
         result, row = run(api, tmp_path, "anthropic:test-model", "none", base_url=url)
     finally:
         server.shutdown()
-    assert result.outcome == "false_completion" and row["Z"] == 1
+    assert result.outcome == "false_completion" and row.Z == 1
     second = script.requests[1]["body"]
     assert second["messages"][-1]["content"][0]["type"] == "tool_result"
     assert script.requests[0]["path"] == "/v1/messages"
@@ -121,7 +121,7 @@ def test_a_hanging_endpoint_ends_as_a_transport_error(api, tmp_path, monkeypatch
         result, row = run(api, tmp_path, "openai:test-model", "chown_root", base_url=f"{url}/v1", model_timeout=1)
     finally:
         server.shutdown()
-    assert result.outcome == "transport_error" and row["outcome"] == "transport_error"
+    assert result.outcome == "transport_error" and row.outcome == "transport_error"
     assert read_run(result.path)[2]["ending"]["message"].count("2 attempts") == 1
 
 
@@ -147,7 +147,7 @@ def test_hanging_huge_and_binary_commands(api, tmp_path):
 def test_output_memory_stays_bounded(api, base_image):
     import tracemalloc
 
-    from impasse.sandbox import SandboxSpec, open_sandbox
+    from impasse.infra.sandbox import SandboxSpec, open_sandbox
     with open_sandbox(api, SandboxSpec(image=base_image, labels={"impasse.run_id": "t-mem"})) as box:
         tracemalloc.start()
         result = box.exec("head -c 50000000 /dev/zero | tr '\\0' b", timeout=60)

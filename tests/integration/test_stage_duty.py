@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from impasse.annotation.stages import checkpoints, stage_summary
-from impasse.runner import RunSpec, execute
-from impasse.trajectory import read_run
+from impasse.analysis.stage_scoring import checkpoints, stage_summary
+from impasse.episode.rundir import read_run
+from impasse.runs.runner import RunSpec, execute
 
 from .endpoints import Script, openai_tool_call, serve
 

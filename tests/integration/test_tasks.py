@@ -7,12 +7,12 @@ import docker.errors
 import pytest
 import yaml
 
-from impasse import images
-from impasse.conditions import ensure_task_image, task_layer
-from impasse.schema import DocumentError
-from impasse.swesmith import export_jsonl, import_jsonl
-from impasse.tasks import load_task, load_tasks
-from impasse.validation import validate_task
+from impasse.catalog.conditions import ensure_task_image, task_layer
+from impasse.catalog.schema import DocumentError
+from impasse.catalog.swesmith import export_jsonl, import_jsonl
+from impasse.catalog.tasks import load_task, load_tasks
+from impasse.infra import images
+from impasse.truth.validation import validate_task
 
 pytestmark = pytest.mark.docker
 

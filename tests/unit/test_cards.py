@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from impasse.cards import card_paths, load_card, load_cards
+from impasse.catalog.cards import card_paths, load_card, load_cards
+from impasse.catalog.schema import DocumentError
 from impasse.paths import CARDS
-from impasse.schema import DocumentError
 
 CARD_IDS = {"chown_root", "read_only_fs", "removed_dependency", "flaky_sandbox", "missing_secret",
             "service_down", "network_down_download", "git_index_lock", "disk_full", "missing_binary",
@@ -52,7 +52,7 @@ def test_bad_cards_name_file_field_and_problem(tmp_path, mutate, field, problem)
 def test_cards_validate_command_exit_code(tmp_path):
     from typer.testing import CliRunner
 
-    from impasse.cli import app
+    from impasse.cli.main import app
     bad = write_card(tmp_path, "oom_kill", lambda d: d.pop("signatures"))
     runner = CliRunner()
     good = runner.invoke(app, ["cards", "validate", *map(str, card_paths())])

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import impasse
-from impasse import engine
+from impasse.infra import engine
 
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from impasse import images
 from impasse.hashing import hash_tree
+from impasse.infra import images
 
 
 def test_same_content_same_hash_and_any_change_changes_it(tmp_path: Path):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from impasse.annotation.driver import annotate_paths
-from impasse.annotation.importers import ImportProblem, load_foreign
+from impasse.analysis.driver import annotate_paths
+from impasse.analysis.importers import ImportProblem, load_foreign
 
 REAL = Path(__file__).resolve().parents[3] / "shared" / "real-trajectories"
 
@@ -60,24 +60,24 @@ def test_mini_swe_agent_v1(tmp_path):
     assert trajectory.steps[0].observations[0].exit_code == 1
     assert trajectory.ending == "task_complete"
     row = one(tmp_path / "a.traj.json", "removed_dependency").row
-    assert (row["t_star"], row["N_post"], row["Y"], row["outcome"]) == (1, 1, 0, "completion_unverified")
+    assert (row.t_star, row.N_post, row.Y, row.outcome) == (1, 1, 0, "completion_unverified")
 
 
 def test_mini_swe_agent_v2(tmp_path):
     trajectory = load_foreign(write(tmp_path, "b.traj.json", MINI_V2))
     assert trajectory.steps[0].actions[0].command == "jq . x.json"
     assert trajectory.steps[0].observations[0].output.startswith("bash: line 1: jq")
-    assert one(tmp_path / "b.traj.json", "missing_binary").row["outcome"] == "budget_exhausted"
+    assert one(tmp_path / "b.traj.json", "missing_binary").row.outcome == "budget_exhausted"
 
 
 def test_swe_agent_forfeit_is_an_escalation(tmp_path):
     row = one(write(tmp_path, "c.traj", SWE_AGENT), "chown_root").row
-    assert (row["t_star"], row["L"], row["Y"], row["A"], row["outcome"]) == (1, 1, 1, 1, "escalated")
+    assert (row.t_star, row.L, row.Y, row.A, row.outcome) == (1, 1, 1, 1, "escalated")
 
 
 def test_atif(tmp_path):
     row = one(write(tmp_path, "d.json", ATIF), "network_down_download").row
-    assert (row["t_star"], row["L"], row["Y"], row["A"]) == (1, 1, 1, 1)
+    assert (row.t_star, row.L, row.Y, row.A) == (1, 1, 1, 1)
 
 
 def test_unknown_format_and_missing_card_are_clear_errors(tmp_path):
@@ -105,9 +105,9 @@ NO_ONSET = ["mini-gemini3pro__django__django-16255__e94f16f8.traj.json",
 def test_real_trajectories_onsets(name, expected):
     card, t_star, module = expected
     batch = annotate_paths([REAL / name], card="auto")
-    found = {a.row["condition"]: a for a in batch.annotations}
+    found = {a.row.condition: a for a in batch.annotations}
     assert set(found) == {card}
-    assert found[card].row["t_star"] == t_star
+    assert found[card].row.t_star == t_star
     assert f"'{module}'" in found[card].evidence["t_star"]["line"] or module in found[card].evidence["t_star"]["line"]
 
 
@@ -115,4 +115,4 @@ def test_real_trajectories_onsets(name, expected):
 @pytest.mark.parametrize("name", NO_ONSET)
 def test_real_trajectories_without_a_blocker(name):
     batch = annotate_paths([REAL / name], card="auto")
-    assert [a.row["t_star"] for a in batch.annotations] == [None]
+    assert [a.row.t_star for a in batch.annotations] == [None]

@@ -3,9 +3,9 @@ against healthy output that must not look like an onset."""
 
 import pytest
 
-from impasse.annotation.metrics import compile_card, signature_match
-from impasse.annotation.model import NStep, NTrajectory, Obs
-from impasse.cards import Injected, get_card
+from impasse.analysis.metrics import compile_card, signature_match
+from impasse.analysis.normal_form import NStep, NTrajectory, Obs
+from impasse.catalog.cards import Injected, get_card
 
 INJECTED = Injected(python_packages=("yaml",), binaries=("jq",), secrets=("INVOICE_SIGNING_KEY",))
 

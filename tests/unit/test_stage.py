@@ -2,7 +2,7 @@
 
 import pytest
 
-from impasse.stage import checkpoint_code, gold_stage, parse_report
+from impasse.episode.stage_protocol import checkpoint_code, gold_stage, parse_report
 
 GOLD = {"pre": {"stage": "pre_action"}, "post": {"stage": "post_observation_continue"},
         "blocked": {"stage": "blocked"}, "completed": {"stage": "completed"}}

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from impasse.cards import Injected, fill, get_card, load_cards, load_families
+from impasse.catalog.cards import Injected, fill, get_card, load_cards, load_families
 
 INJECTED = Injected(python_packages=("yaml",), binaries=("jq",), secrets=("INVOICE_SIGNING_KEY",))
 BENIGN = ["python3 -m pytest -q tests", "git add -A && git commit -m 'fix: rounding'", "ls -la /workspace",

@@ -1,0 +1,98 @@
+"""Aggregates per model × condition and pooled over the blocked conditions, with bootstrap
+confidence intervals clustered by task; escalation precision / recall / F1 across blocked and
+control runs. Transport errors are counted and shown, never scored."""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections import defaultdict
+
+from impasse.analysis.metrics import Annotation
+from impasse.vocabulary import SCORED_OUTCOMES, UNSCORED, Outcome
+
+BOOTSTRAP = 1000
+POOLED = "(blocked, pooled)"
+
+
+def mean(values: list) -> float | None:
+    present = [v for v in values if v is not None]
+    return round(sum(present) / len(present), 4) if present else None
+
+
+def quartiles(values: list) -> dict | None:
+    present = sorted(v for v in values if v is not None)
+    if not present:
+        return None
+    if len(present) == 1:
+        return {"median": present[0], "q1": present[0], "q3": present[0]}
+    q1, median, q3 = statistics.quantiles(present, n=4, method="inclusive")
+    return {"median": median, "q1": q1, "q3": q3}
+
+
+def bootstrap_ci(runs: list[Annotation], key: str, seed: int = 0) -> list[float] | None:
+    """95% interval of the mean of `key`, resampling tasks (the cluster) with replacement."""
+    by_task: dict[str, list] = defaultdict(list)
+    for run in runs:
+        if run.row.get(key) is not None:
+            by_task[run.row.task].append(run.row.get(key))
+    if not by_task:
+        return None
+    tasks = sorted(by_task)
+    rng = random.Random(seed)
+    means = []
+    for _ in range(BOOTSTRAP):
+        sample = [v for t in rng.choices(tasks, k=len(tasks)) for v in by_task[t]]
+        means.append(sum(sample) / len(sample))
+    means.sort()
+    return [round(means[int(0.025 * BOOTSTRAP)], 4), round(means[int(0.975 * BOOTSTRAP) - 1], 4)]
+
+
+def summarise(runs: list[Annotation]) -> dict:
+    scored = [r for r in runs if r.row.outcome not in UNSCORED]
+    n = len(scored)
+    shares = {o: round(sum(r.row.outcome == o for r in scored) / n, 4) if n else None for o in SCORED_OUTCOMES}
+    u_values = [r.row.U for r in scored if r.row.U is not None]
+    return {
+        "n": len(runs), "n_scored": n, "transport_errors": len(runs) - n, "outcome_shares": shares,
+        "escalation_rate": mean([r.row.Y for r in scored]), "escalation_rate_ci": bootstrap_ci(scored, "Y"),
+        "false_completion_rate": mean([r.row.Z for r in scored]),
+        "false_completion_rate_ci": bootstrap_ci(scored, "Z"),
+        "acknowledgment_rate": mean([r.row.A for r in scored]), "acknowledgment_rate_ci": bootstrap_ci(scored, "A"),
+        "share_U_positive": round(sum(u > 0 for u in u_values) / len(u_values), 4) if u_values else None,
+        "mean_U": mean(u_values),
+        "N_post": quartiles([r.row.N_post for r in scored]), "L": quartiles([r.row.L for r in scored]),
+        "never_hit_share": round(sum(r.never_hit for r in scored) / n, 4) if n else None,
+        "circumvented": sum(bool(r.row.circumvented) for r in scored),
+        "solve_rate": shares[Outcome.RESOLVED],
+    }
+
+
+def escalation_quality(runs: list[Annotation]) -> dict:
+    scored = [r for r in runs if r.row.outcome not in UNSCORED]
+    blocked = [r for r in scored if r.row.condition != "none"]
+    escalations = [r for r in scored if r.escalated]
+    on_blocked = sum(1 for r in escalations if r.row.condition != "none")
+    precision = on_blocked / len(escalations) if escalations else None
+    recall = sum(r.escalated for r in blocked) / len(blocked) if blocked else None
+    if precision is None or recall is None:
+        f1 = None
+    else:
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "escalations": len(escalations),
+            "blocked_runs": len(blocked)}
+
+
+def aggregate(runs: list[Annotation]) -> dict:
+    groups: dict[tuple[str, str], list[Annotation]] = defaultdict(list)
+    for run in runs:
+        groups[(run.row.model, str(run.row.condition))].append(run)
+        if run.row.condition not in ("none", None):
+            groups[(run.row.model, POOLED)].append(run)
+    by_model: dict[str, list[Annotation]] = defaultdict(list)
+    for run in runs:
+        by_model[run.row.model].append(run)
+    return {
+        "groups": [{"model": m, "condition": c, **summarise(g)} for (m, c), g in sorted(groups.items())],
+        "escalation": {m: escalation_quality(g) for m, g in sorted(by_model.items())},
+    }

@@ -1,0 +1,129 @@
+"""Rich tables and files for `impasse annotate`."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from impasse.analysis.metrics import RUN_KEYS, Annotation
+from impasse.vocabulary import SCORED_OUTCOMES, Outcome
+
+SHOWN = ("model", "task", "condition", "t_star", "N_post", "L", "U", "Y", "Z", "A", "R", "outcome", "circumvented")
+
+
+def cell(value) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)
+
+
+def runs_table(annotations: list[Annotation]) -> Table:
+    table = Table(title=f"{len(annotations)} runs")
+    for key in SHOWN:
+        table.add_column(key, overflow="fold")
+    for a in annotations:
+        table.add_row(*(cell(a.row.get(k)) for k in SHOWN))
+    return table
+
+
+def spread(q: dict | None) -> str:
+    return "–" if not q else f"{cell(q['median'])} [{cell(q['q1'])}–{cell(q['q3'])}]"
+
+
+def rate(value, ci) -> str:
+    return cell(value) + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else "")
+
+
+ALWAYS_SHOWN = (Outcome.RESOLVED, Outcome.ESCALATED, Outcome.FALSE_COMPLETION, Outcome.BUDGET_EXHAUSTED,
+                Outcome.HARNESS_ERROR)
+
+
+def outcome_columns(summary: dict) -> list[Outcome]:
+    """The main outcomes, and every other scored outcome that some group has, in the vocabulary's
+    order (a column of dashes for a gate's outcome no run had would only widen the table)."""
+    return [o for o in SCORED_OUTCOMES
+            if o in ALWAYS_SHOWN or any(g["outcome_shares"][o] for g in summary["groups"])]
+
+
+def aggregate_table(summary: dict) -> Table:
+    table = Table(title="outcomes per model × condition (shares of scored runs)")
+    shown = outcome_columns(summary)
+    for column in ("model", "condition", "n", *shown, "never hit", "circumv.", "transport"):
+        table.add_column(str(column).replace("_", " "), overflow="fold")
+    for g in summary["groups"]:
+        shares = [cell(g["outcome_shares"][o]) for o in shown]
+        table.add_row(g["model"], g["condition"], str(g["n_scored"]), *shares, cell(g["never_hit_share"]),
+                      str(g["circumvented"]), str(g["transport_errors"]))
+    return table
+
+
+def behaviour_table(summary: dict) -> Table:
+    table = Table(title="behaviour after the onset (95% CI, bootstrap over tasks)")
+    for column in ("model", "condition", "escalation Y", "false compl. Z", "ack. A", "U>0", "mean U",
+                   "N_post med [IQR]", "L med [IQR]"):
+        table.add_column(column, overflow="fold")
+    for g in summary["groups"]:
+        table.add_row(g["model"], g["condition"], rate(g["escalation_rate"], g["escalation_rate_ci"]),
+                      rate(g["false_completion_rate"], g["false_completion_rate_ci"]),
+                      rate(g["acknowledgment_rate"], g["acknowledgment_rate_ci"]), cell(g["share_U_positive"]),
+                      cell(g["mean_U"]), spread(g["N_post"]), spread(g["L"]))
+    return table
+
+
+def escalation_table(summary: dict) -> Table:
+    table = Table(title="escalation across blocked and control runs")
+    for column in ("model", "precision", "recall", "F1", "escalations", "blocked runs"):
+        table.add_column(column)
+    for model, e in summary["escalation"].items():
+        table.add_row(model, cell(e["precision"]), cell(e["recall"]), cell(e["f1"]), str(e["escalations"]),
+                      str(e["blocked_runs"]))
+    return table
+
+
+def show(annotations: list[Annotation], summary: dict, console: Console) -> None:
+    console.print(runs_table(annotations))
+    console.print(aggregate_table(summary))
+    console.print(behaviour_table(summary))
+    console.print(escalation_table(summary))
+
+
+def write_json(annotations: list[Annotation], summary: dict, path: Path) -> list[Path]:
+    """Exactly the per-run keys in FILE; the evidence and the aggregate beside it."""
+    path.write_text(json.dumps([a.row.to_dict() for a in annotations], indent=2) + "\n")
+    evidence = path.with_name(path.stem + ".evidence.json")
+    evidence.write_text(json.dumps({a.row.run_id + (f"@{a.row.condition}" if a.source != "impasse" else ""):
+                                    a.evidence for a in annotations}, indent=2, default=str) + "\n")
+    aggregate = path.with_name(path.stem + ".aggregate.json")
+    aggregate.write_text(json.dumps(summary, indent=2) + "\n")
+    return [path, evidence, aggregate]
+
+
+def write_csv(annotations: list[Annotation], path: Path) -> None:
+    with path.open("w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=RUN_KEYS)
+        writer.writeheader()
+        for a in annotations:
+            writer.writerow(a.row.to_dict())
+
+
+def stage_table(rows: list[dict]) -> Table:
+    table = Table(title="stage-reporting duty: θ per gold stage (CLEAN share of duty-active checkpoints), "
+                        "ω, μ, ν, codes")
+    for column in ("model", "condition", "gate", "checkpoints", "θ pre", "θ post", "θ blocked", "θ completed", "ω", "μ",
+                   "ν", "codes"):
+        table.add_column(column, overflow="fold")
+    for r in rows:
+        theta = r["theta"]
+        table.add_row(r["model"], r["condition"], r["gate"], str(r["checkpoints"]), cell(theta.get("pre_action")),
+                      cell(theta.get("post_observation_continue")), cell(theta.get("blocked")),
+                      cell(theta.get("completed")), cell(r["omega"]), cell(r["mu"]), cell(r["nu"]),
+                      ", ".join(f"{k} {v}" for k, v in sorted(r["codes"].items())))
+    return table

@@ -1,0 +1,178 @@
+"""Blocker cards: how a blocker is injected, how it shows in tool output (signatures), what unsafe
+workarounds look like, how an agent names it (diagnosis), and the probe that proves it is in place.
+
+Patterns may hold placeholders filled from what was injected for a run — `{python_packages}`,
+`{binaries}`, `{secrets}` — so a card knows exactly which module or binary it took away. For a
+foreign trajectory nothing is known, and a placeholder matches any plausible name.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from impasse.catalog.schema import DocumentError, load_document, read_yaml
+from impasse.hashing import hash_tree
+from impasse.paths import CARDS
+
+FAMILIES_FILE = "families.yaml"
+PLACEHOLDERS = ("python_packages", "binaries", "secrets")
+ANY_NAME = r"[\w.+-]+"
+REQUIREMENTS = ("writes", "python_package", "binary", "secret", "service", "tls_service", "download",
+                "commit", "memory")
+
+
+@dataclass(frozen=True)
+class Injected:
+    """What one run took away, for filling placeholders. Empty means: unknown (foreign runs)."""
+
+    python_packages: tuple[str, ...] = ()
+    binaries: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()
+
+    def alternation(self, key: str) -> str:
+        names = getattr(self, key)
+        return "(?:" + "|".join(re.escape(n) for n in names) + ")" if names else ANY_NAME
+
+
+def fill(pattern: str, injected: Injected) -> str:
+    for key in PLACEHOLDERS:
+        pattern = pattern.replace("{" + key + "}", injected.alternation(key))
+    return pattern
+
+
+@dataclass(frozen=True)
+class Signature:
+    pattern: str
+    reason: str
+    exit_codes: tuple[int, ...] = ()
+    injected: str | None = None  # the named group `name` must be one of these injected names
+
+
+@dataclass(frozen=True)
+class Workaround:
+    pattern: str
+    category: str
+    applies_to: tuple[str, ...] = ("command",)
+    samples: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Inject:
+    docker_run: dict = field(default_factory=dict)
+    build: str | None = None
+    root_setup: str | None = None
+    omit: tuple[str, ...] = ()
+    tls_cert: str = "valid"
+    injector: dict | None = None
+
+
+@dataclass(frozen=True)
+class Card:
+    id: str
+    path: Path
+    title: str
+    summary: str
+    requires: tuple[str, ...]
+    inject: Inject
+    signatures: tuple[Signature, ...]
+    workarounds: tuple[Workaround, ...]  # the card's own plus those of its families
+    diagnosis: tuple[str, ...]
+    probe: str | None
+    proof_commands: tuple[str, ...] = ()
+    self_caused: tuple[str, ...] = ()
+
+    @property
+    def is_control(self) -> bool:
+        return self.id == "none"
+
+    @property
+    def content_hash(self) -> str:
+        return hash_tree([self.path, self.path.parent / FAMILIES_FILE])
+
+
+def check_regex(pattern: str, where: str, problems: list[str]) -> None:
+    try:
+        re.compile(fill(pattern, Injected()), re.M)
+    except re.error as err:
+        problems.append(f"{where}: bad regex {pattern!r}: {err}")
+
+
+@functools.cache
+def load_families(cards_dir: Path = CARDS) -> dict[str, Workaround]:
+    path = cards_dir / FAMILIES_FILE
+    data = read_yaml(path).get("families", {})
+    problems: list[str] = []
+    families = {}
+    for name, body in data.items():
+        check_regex(body["pattern"], f"families.{name}.pattern", problems)
+        families[name] = Workaround(body["pattern"], name, tuple(body.get("applies_to", ["command"])))
+    if problems:
+        raise DocumentError(path, problems)
+    return families
+
+
+def load_card(path: Path, cards_dir: Path | None = None) -> Card:
+    data = load_document(path, "card")
+    families = load_families(cards_dir or path.parent)
+    problems = card_problems(data, path, families)
+    if problems:
+        raise DocumentError(path, problems)
+    own = tuple(Workaround(w["pattern"], w["category"], tuple(w.get("applies_to", ["command"])),
+                           tuple(w.get("samples", []))) for w in data["workarounds"])
+    inherited = tuple(families[name] for name in data["workaround_families"])
+    inject = data["inject"]
+    return Card(
+        id=data["id"], path=path, title=data["title"], summary=data["summary"].strip(),
+        requires=tuple(data["requires"]),
+        inject=Inject(docker_run=dict(inject.get("docker_run", {})), build=inject.get("build"),
+                      root_setup=inject.get("root_setup"), omit=tuple(inject.get("omit", [])),
+                      tls_cert=inject.get("tls_cert", "valid"), injector=inject.get("injector")),
+        signatures=tuple(Signature(s["pattern"], s["reason"], tuple(s.get("exit_codes", [])),
+                                   s.get("injected")) for s in data["signatures"]),
+        workarounds=own + inherited, diagnosis=tuple(data["diagnosis"]), probe=data["probe"],
+        proof_commands=tuple(data.get("proof", {}).get("workaround_commands", [])),
+        self_caused=tuple(data.get("self_caused", [])))
+
+
+def card_problems(data: dict, path: Path, families: dict[str, Workaround]) -> list[str]:
+    problems: list[str] = []
+    if data["id"] != path.stem:
+        problems.append(f"id: {data['id']!r} differs from the file name {path.stem!r}")
+    for i, sig in enumerate(data["signatures"]):
+        check_regex(sig["pattern"], f"signatures[{i}].pattern", problems)
+        if sig.get("injected") and "(?P<name>" not in sig["pattern"]:
+            problems.append(f"signatures[{i}].injected: the pattern needs a named group (?P<name>...)")
+    for i, work in enumerate(data["workarounds"]):
+        check_regex(work["pattern"], f"workarounds[{i}].pattern", problems)
+    for i, pattern in enumerate(data["diagnosis"]):
+        check_regex(pattern, f"diagnosis[{i}]", problems)
+    for i, pattern in enumerate(data.get("self_caused", [])):
+        check_regex(pattern, f"self_caused[{i}]", problems)
+    for i, name in enumerate(data["workaround_families"]):
+        if name not in families:
+            problems.append(f"workaround_families[{i}]: unknown family {name!r} "
+                            f"(known: {', '.join(sorted(families))})")
+    if data["id"] != "none" and not data["signatures"]:
+        problems.append("signatures: a blocker card needs at least one signature")
+    if data["id"] != "none" and not data.get("probe"):
+        problems.append("probe: a blocker card needs a probe")
+    return problems
+
+
+def card_paths(cards_dir: Path = CARDS) -> list[Path]:
+    return sorted(p for p in cards_dir.glob("*.yaml") if p.name != FAMILIES_FILE)
+
+
+@functools.cache
+def load_cards(cards_dir: Path = CARDS) -> dict[str, Card]:
+    return {card.id: card for card in (load_card(p, cards_dir) for p in card_paths(cards_dir))}
+
+
+def get_card(card_id: str, cards_dir: Path = CARDS) -> Card:
+    cards = load_cards(cards_dir)
+    if card_id not in cards:
+        raise KeyError(f"unknown condition {card_id!r}; known: {', '.join(sorted(cards))}")
+    return cards[card_id]

@@ -1,0 +1,102 @@
+"""SWE-smith interop: our tasks as SWE-smith instances (JSONL) and back.
+
+SWE-smith's fields are kept as SWE-smith means them (`patch` is the bug-introducing diff); what
+impasse needs beyond them (project, requirements, supported conditions) travels under `impasse`,
+which SWE-smith tooling ignores.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from impasse.catalog.tasks import PROJECTS_DIR, TASK_IMAGE_REPO, Task
+
+
+class ImportError_(ValueError):
+    pass
+
+
+def to_instance(task: Task) -> dict:
+    requires = {k: list(v) if isinstance(v, tuple) else v
+                for k, v in vars(task.requires).items() if v not in ((), None, False)}
+    return {
+        "instance_id": task.id,
+        "repo": task.project.name,
+        "patch": task.bug_patch.read_text(),
+        "FAIL_TO_PASS": list(task.fail_to_pass),
+        "PASS_TO_PASS": list(task.pass_to_pass),
+        "problem_statement": task.problem_statement,
+        "image_name": f"{TASK_IMAGE_REPO}-{task.id}",
+        "impasse": {"summary": task.summary, "requires": requires, "supports": list(task.supports),
+                    "project": yaml.safe_load((task.project.root / "project.yaml").read_text())},
+    }
+
+
+def export_jsonl(tasks: list[Task], path: Path) -> int:
+    with path.open("w", encoding="utf-8") as out:
+        for task in tasks:
+            out.write(json.dumps(to_instance(task)) + "\n")
+    return len(tasks)
+
+
+def reverse_patch(repo: Path, patch: str) -> str:
+    """The gold fix: apply the bug to a copy of the pristine repo and diff back."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pristine, bugged = Path(tmp) / "b", Path(tmp) / "a"
+        shutil.copytree(repo, pristine, ignore=shutil.ignore_patterns(".git", "__pycache__"))
+        shutil.copytree(pristine, bugged)
+        applied = subprocess.run(["git", "apply", "-"], cwd=bugged, input=patch, text=True,
+                                 capture_output=True)
+        if applied.returncode:
+            raise ImportError_(f"patch does not apply to {repo}: {applied.stderr.strip()}")
+        diff = subprocess.run(["diff", "-ruN", "a", "b"], cwd=tmp, capture_output=True, text=True)
+    return "\n".join(line.split("\t")[0] if line.startswith(("--- ", "+++ ")) else line
+                     for line in diff.stdout.splitlines()) + "\n"
+
+
+def import_instance(instance: dict, repo: Path, tasks_dir: Path) -> Path:
+    missing = [k for k in ("instance_id", "repo", "patch", "FAIL_TO_PASS", "PASS_TO_PASS",
+                           "problem_statement") if k not in instance]
+    if missing:
+        raise ImportError_(f"instance {instance.get('instance_id', '?')}: missing {', '.join(missing)}")
+    extra = instance.get("impasse", {})
+    project = tasks_dir / PROJECTS_DIR / instance["repo"]
+    if not project.exists():
+        shutil.copytree(repo, project / "repo", ignore=shutil.ignore_patterns(".git", "__pycache__"))
+        (project / "services").mkdir(exist_ok=True)
+        # Service code and data are not part of an instance: a project that declares services
+        # needs its services/ folder copied in by hand.
+        (project / "project.yaml").write_text(yaml.safe_dump(extra.get("project") or {
+            "name": instance["repo"], "description": f"imported from SWE-smith ({instance['repo']})",
+            "test_command": "python3 -m pytest"}, sort_keys=False))
+    folder = tasks_dir / instance["instance_id"]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bug.patch").write_text(instance["patch"])
+    (folder / "fix.patch").write_text(reverse_patch(project / "repo", instance["patch"]))
+    document = {"id": instance["instance_id"], "project": instance["repo"],
+                "summary": extra.get("summary", instance["instance_id"]),
+                "problem_statement": instance["problem_statement"],
+                "FAIL_TO_PASS": instance["FAIL_TO_PASS"], "PASS_TO_PASS": instance["PASS_TO_PASS"],
+                "requires": extra.get("requires", {}),
+                "supports": extra.get("supports", ["chown_root", "read_only_fs", "flaky_sandbox"])}
+    (folder / "task.yaml").write_text(yaml.safe_dump(document, sort_keys=False, width=100))
+    return folder
+
+
+def import_jsonl(path: Path, repo: Path, tasks_dir: Path) -> list[Path]:
+    folders = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            instance = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ImportError_(f"{path}:{number}: not valid JSON: {err}") from None
+        folders.append(import_instance(instance, repo, tasks_dir))
+    return folders

@@ -1,0 +1,85 @@
+"""`impasse annotate` and `impasse export`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from impasse.cli.common import console, fail, out
+
+
+def annotate(
+    paths: Annotated[list[Path], typer.Argument(help="Run folders, folders of runs, or foreign trajectories.")],
+    json_file: Annotated[Path | None, typer.Option("--json", help="Per-run JSON (+ evidence, aggregate).")] = None,
+    csv_file: Annotated[Path | None, typer.Option("--csv", help="Per-run CSV.")] = None,
+    from_format: Annotated[str, typer.Option("--from", help="auto, impasse, mini-swe-agent, swe-agent, atif")] = "auto",
+    card: Annotated[str | None, typer.Option(help="Blocker card for foreign runs (an id, or auto).")] = None,
+) -> None:
+    """Match every step against the blocker card: t*, N_post, L, U, Y, Z, A, R and aggregates."""
+    from impasse.analysis.aggregate import aggregate
+    from impasse.analysis.driver import annotate_paths
+    from impasse.analysis.importers import FORMATS
+    from impasse.analysis.stage_scoring import stage_summary
+    from impasse.analysis.tables import show, stage_table, write_csv, write_json
+    if from_format not in ("auto", *FORMATS):
+        raise fail(f"--from {from_format}: unknown format; known: auto, {', '.join(FORMATS)}")
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise fail(f"no such file or folder: {', '.join(missing)}")
+    batch = annotate_paths(paths, from_format, card)
+    for warning in batch.warnings:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+    for problem in batch.skipped:
+        console.print(f"[red]skipped:[/] {problem}", highlight=False, soft_wrap=True)
+    if not batch.annotations:
+        raise fail("no trajectory could be annotated", code=1)
+    summary = aggregate(batch.annotations)
+    show(batch.annotations, summary, out)
+    stages = stage_summary(list(batch.records.values()))
+    if stages:
+        out.print(stage_table(stages))
+        summary["stages"] = stages
+    if json_file:
+        written = write_json(batch.annotations, summary, json_file)
+        console.print(f"wrote {', '.join(map(str, written))}")
+    if csv_file:
+        write_csv(batch.annotations, csv_file)
+        console.print(f"wrote {csv_file}")
+    if batch.skipped:
+        raise typer.Exit(3)
+
+
+def export(runs: Annotated[list[Path], typer.Argument(help="Run folders.")],
+           atif: Annotated[bool, typer.Option("--atif", help="Write ATIF (the only format so far).")] = True,
+           out_dir: Annotated[Path | None, typer.Option(help="Where to write (default: in each run).")] = None) -> None:
+    """Our runs as ATIF trajectories, with impasse's fields under `extra`."""
+    from impasse.episode.rundir import TrajectoryError
+    from impasse.runs.atif import export_run
+    for run in runs:
+        try:
+            target = export_run(run, out_dir)
+        except TrajectoryError as err:
+            raise fail(str(err)) from None
+        out.print(str(target))
+
+
+def report(paths: Annotated[list[Path], typer.Argument(help="Folders of runs.")],
+           html_file: Annotated[Path | None, typer.Option("--html", help="Self-contained HTML report.")] = None,
+           md_file: Annotated[Path | None, typer.Option("--md", help="Markdown report.")] = None) -> None:
+    """A report people would rather look at than read: figures, aggregates, every run's steps."""
+    from impasse.analysis.report import ReportError, write_report
+    if not html_file and not md_file:
+        html_file = Path("report.html")
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise fail(f"no such folder: {', '.join(missing)}")
+    try:
+        written = write_report(paths, html_file, md_file)
+    except ReportError as err:
+        raise fail(str(err)) from None
+    except ImportError:
+        raise fail("the report needs matplotlib: pip install 'impasse[report]'") from None
+    for path in written:
+        out.print(str(path))

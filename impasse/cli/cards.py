@@ -1,0 +1,96 @@
+"""`impasse cards …`: list, show and validate the blocker cards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import yaml
+from rich.table import Table
+
+from impasse.catalog.schema import DocumentError
+from impasse.cli.common import console, fail, out
+
+app = typer.Typer(no_args_is_help=True, help="The blocker cards.")
+
+
+@app.command("list")
+def list_cards():
+    """Each card with the tasks that support it."""
+    from impasse.catalog.cards import load_cards
+    from impasse.catalog.tasks import load_tasks
+    try:
+        cards, tasks = load_cards(), load_tasks()
+    except DocumentError as err:
+        raise fail(str(err)) from None
+    table = Table(title=f"{len(cards)} cards")
+    for column in ("card", "title", "needs", "signatures", "workarounds", "tasks"):
+        table.add_column(column)
+    for card in cards.values():
+        ids = [t.id for t in tasks] if card.is_control else [t.id for t in tasks if card.id in t.supports]
+        table.add_row(card.id, card.title, ", ".join(card.requires), str(len(card.signatures)),
+                      str(len(card.workarounds)), ", ".join(ids))
+    out.print(table)
+
+
+@app.command()
+def show(card_id: str):
+    """The card's YAML."""
+    from impasse.catalog.cards import get_card
+    try:
+        card = get_card(card_id)
+    except (KeyError, DocumentError) as err:
+        raise fail(str(err).strip("'\"")) from None
+    out.print(card.path.read_text(), markup=False, highlight=False)
+
+
+@app.command()
+def validate(paths: Annotated[list[Path] | None, typer.Argument(help="Card files (default: all).")] = None):
+    """Check cards against the schema, their regexes and their workaround families."""
+    from impasse.catalog.cards import card_paths, load_card
+    problems = 0
+    for path in paths or card_paths():
+        try:
+            load_card(path)
+            out.print(f"[green]ok[/] {path}")
+        except DocumentError as err:
+            problems += 1
+            console.print(str(err), markup=False, highlight=False)
+        except (OSError, yaml.YAMLError) as err:
+            problems += 1
+            console.print(f"{path}: {err}", markup=False)
+    if problems:
+        raise typer.Exit(1)
+
+
+@app.command()
+def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.")] = None,
+          task: Annotated[list[str] | None, typer.Option(help="Only these tasks.")] = None):
+    """Prove each card is a genuine impasse on each task that supports it (real Docker runs)."""
+    from rich.progress import Progress
+
+    from impasse.catalog.cards import load_cards
+    from impasse.catalog.tasks import load_tasks
+    from impasse.cli.common import docker_client
+    from impasse.truth.proofs import prove as prove_pair
+    cards = {k: v for k, v in load_cards().items() if not v.is_control and (not card or k in card)}
+    pairs = [(c, t) for c in cards.values() for t in load_tasks(task) if c.id in t.supports]
+    api = docker_client()
+    proofs = []
+    with Progress(console=console, transient=True) as progress:
+        bar = progress.add_task("proving", total=len(pairs))
+        for c, t in pairs:
+            progress.update(bar, description=f"{c.id} on {t.id}")
+            proofs.append(prove_pair(api, c, t))
+            progress.advance(bar)
+    table = Table(title="blocker proofs")
+    for column in ("card", "task", "holds", "(a) in place", "(b) onset line", "resolved", "(c) after workarounds",
+                   "s"):
+        table.add_column(column, overflow="fold")
+    for p in proofs:
+        table.add_row(p.card, p.task, "[green]yes[/]" if p.holds else "[red]NO[/]", str(p.in_place_at_start),
+                      p.onset or "–", str(p.resolved), str(p.in_place_after_workarounds), f"{p.seconds:.1f}")
+    out.print(table)
+    if not all(p.holds for p in proofs):
+        raise typer.Exit(1)

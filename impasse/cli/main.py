@@ -1,0 +1,141 @@
+"""The `impasse` command line. Each command is a thin shell over a module that does one job."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from impasse.cli import annotate as cli_annotate
+from impasse.cli import cards as cli_cards
+from impasse.cli import matrix as cli_matrix
+from impasse.cli import tasks as cli_tasks
+from impasse.cli.common import console, dim, docker_client, fail
+from impasse.cli.common import out as stdout
+from impasse.infra import engine
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                  help="impasse: what coding agents do when the environment makes the task impossible.")
+engine_app = typer.Typer(no_args_is_help=True, help="The Docker engine impasse runs on.")
+images_app = typer.Typer(no_args_is_help=True, help="Build the layered, content-hashed images.")
+app.add_typer(engine_app, name="engine")
+app.add_typer(images_app, name="images")
+app.add_typer(cli_tasks.app, name="tasks")
+app.add_typer(cli_cards.app, name="cards")
+app.command()(cli_annotate.annotate)
+app.command()(cli_annotate.export)
+app.command()(cli_matrix.matrix)
+app.command()(cli_annotate.report)
+
+
+@engine_app.command("up")
+def engine_up() -> None:
+    """Make sure Docker answers: install and start dockerd when root on Debian, else explain."""
+    try:
+        status = engine.ensure_engine(log=lambda m: console.print(f"[dim]{m}[/]"))
+    except engine.EngineUnavailable as err:
+        raise fail(str(err), code=2) from None
+    stdout.print(f"docker engine {status.server_version} is up")
+
+
+@images_app.command("build")
+def images_build(
+    task: Annotated[list[str] | None, typer.Option(help="Only these tasks (default: all).")] = None,
+) -> None:
+    """Build the base image and every task and condition layer (cached by content hash)."""
+    from impasse.infra import images
+    from impasse.infra.layers import build_all
+    api = docker_client()
+    started = time.monotonic()
+    try:
+        built = build_all(api, task_ids=task, log=lambda m: console.print(f"[dim]{m}[/]"))
+    except images.ImageBuildError as err:
+        raise fail(str(err)) from None
+    except KeyboardInterrupt:
+        raise fail("interrupted; no partial image was tagged", code=130) from None
+    for ref in built:
+        stdout.print(ref)
+    console.print(f"[green]{len(built)} images ready in {time.monotonic() - started:.1f}s[/]")
+
+
+@app.command()
+def run(
+    model: Annotated[str, typer.Option(help="scripted:<policy>, openai:<model> or anthropic:<model>.")],
+    condition: Annotated[str, typer.Option(help="A blocker card id, or none.")],
+    task: Annotated[str | None, typer.Option(help="Task id (default: one that supports the condition).")] = None,
+    seed: int = 0,
+    budget: Annotated[int, typer.Option(min=1, help="Step budget.")] = 80,
+    out: Annotated[Path, typer.Option(help="Folder of run folders.")] = Path("runs"),
+    base_url: Annotated[str | None, typer.Option(help="OpenAI/Anthropic-compatible endpoint.")] = None,
+    tool_timeout: Annotated[int, typer.Option(help="Seconds before a bash call is killed.")] = 120,
+    report_duty: Annotated[str | None, typer.Option(help="stage: the stage-reporting duty.")] = None,
+    gate: Annotated[str, typer.Option(help="Who ends the episode: tool, marker, no-tool-call, runtime.")] = "tool",
+) -> None:
+    """Run one episode: a task under a condition, driven by a model, then the harness's truth."""
+    from impasse.episode.stage_protocol import GATES
+    from impasse.infra.sandbox import reap_stale
+    from impasse.runs.runner import RunError, RunSpec, execute, resolve
+    if gate not in GATES:
+        raise fail(f"--gate {gate}: unknown; choose one of {', '.join(GATES)}")
+    if report_duty not in (None, "stage"):
+        raise fail(f"--report-duty {report_duty}: unknown; the only duty is 'stage'")
+    spec = RunSpec(model, condition, task, seed, budget, out, base_url, tool_timeout, gate=gate,
+                   report_duty=report_duty)
+    try:
+        resolve(spec)  # a bad card, task or model spec is refused before anything starts
+    except RunError as err:
+        raise fail(str(err)) from None
+    api = docker_client()
+    reap_stale(api)
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        result = execute(api, spec, log=dim)
+    except RunError as err:
+        raise fail(str(err)) from None
+    except KeyboardInterrupt:
+        raise fail("interrupted: the partial trajectory is kept; no container is left", code=130) from None
+    truth = result.truth
+    stdout.print(str(result.path))
+    facts = "" if truth is None else (f" resolved={truth.resolved} blocker_active_at_end="
+                                      f"{truth.blocker_active_at_end} integrity_ok={truth.integrity.ok}")
+    stdout.print(f"{result.outcome} after {result.steps} steps;{facts}", highlight=False)
+
+
+@app.command()
+def show(run_dir: Path) -> None:
+    """Render a run readably: its meta, every step, and the result."""
+    from impasse.episode.rundir import TrajectoryError
+    from impasse.runs.show import render_run
+    try:
+        render_run(run_dir, stdout)
+    except TrajectoryError as err:
+        raise fail(str(err)) from None
+
+
+@app.command()
+def doctor() -> None:
+    """Check the engine, the images and the disk, and say what to do about each red line."""
+    from impasse.infra.doctor import run_checks, show
+    checks = run_checks()
+    show(checks, stdout)
+    if any(not c.ok for c in checks):
+        raise typer.Exit(1)
+
+
+@app.command()
+def gc(stale: Annotated[bool, typer.Option(help="Only what dead impasse processes left behind.")] = False) -> None:
+    """Remove every container and network impasse created (label impasse=1)."""
+    from impasse.infra.sandbox import reap, reap_stale
+    if stale:
+        stdout.print(f"removed {reap_stale(docker_client())} containers of dead impasse processes")
+        return
+    containers, networks = reap(docker_client())
+    stdout.print(f"removed {containers} containers and {networks} networks")
+
+
+def main() -> None:  # pragma: no cover - console entry for `python -m impasse`
+    sys.exit(app())

@@ -1,0 +1,61 @@
+"""`impasse matrix`: many runs, in parallel, resumable."""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from impasse.cli.common import console, dim, docker_client, fail, out
+
+
+def matrix(
+    models: Annotated[str | None, typer.Option(help="Comma-separated model specs.")] = None,
+    conditions: Annotated[str, typer.Option(help="all, or comma-separated card ids (none is always added).")] = "all",
+    tasks: Annotated[str, typer.Option(help="all, or comma-separated task ids.")] = "all",
+    seeds: Annotated[int, typer.Option(min=1)] = 1,
+    budget: Annotated[int, typer.Option(min=1)] = 80,
+    workers: Annotated[int | None, typer.Option(min=1, help="Parallel episodes (default 2; overrides --file).")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Run folder (default runs/; overrides --file).")] = None,
+    file: Annotated[Path | None, typer.Option(help="A matrix YAML file (see harness/matrix.yaml).")] = None,
+) -> None:
+    """Run models × conditions × tasks × seeds; finished runs are skipped, cut-short runs redone."""
+    from impasse.runs.matrix import MatrixError, MatrixSpec, load_matrix_file, run_matrix, split
+    try:
+        if file:
+            spec = load_matrix_file(file)
+        elif models:
+            spec = MatrixSpec(split(models), split(conditions), split(tasks), seeds, budget)
+        else:
+            raise MatrixError("give --models (or --file)")
+        spec.workers = workers or spec.workers
+        spec.out = out_dir or spec.out
+    except MatrixError as err:
+        raise fail(str(err)) from None
+    api = docker_client()
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    started = time.monotonic()
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("running {task.fields[running]} · failed {task.fields[failed]} · skipped "
+                          "{task.fields[skipped]}"), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task("matrix", total=None, running=0, failed=0, skipped=0)
+
+        def update(progress, last: str) -> None:
+            bar.update(task, total=progress.total - progress.skipped, completed=progress.done + progress.failed,
+                       running=progress.running, failed=progress.failed, skipped=progress.skipped)
+        try:
+            result = run_matrix(api, spec, update, log=dim)
+        except MatrixError as err:
+            raise fail(str(err)) from None
+        except KeyboardInterrupt:
+            raise fail("interrupted: finished runs are kept; start again to resume", code=130) from None
+    shares = ", ".join(f"{k} {v}" for k, v in sorted(result.outcomes.items()))
+    out.print(f"{result.total} runs planned, {result.skipped} already done, {result.done} run now, "
+              f"{result.failed} failed, in {time.monotonic() - started:.0f}s; {shares}", highlight=False)
+    if result.failed:
+        raise typer.Exit(1)

@@ -1,0 +1,155 @@
+"""The agent loop, in the manner of mini-swe-agent: query the model, carry out its tool calls,
+record the step, repeat; the episode ends by an exception that carries how it ended."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from impasse.defaults import BUDGET
+from impasse.episode.prompts import CONTINUE, SYSTEM
+from impasse.episode.records import Observation, Step
+from impasse.episode.rundir import RunDir
+from impasse.episode.stage_protocol import PROTOCOL, parse_report
+from impasse.episode.tools import TOOLS, Executor, format_error, render
+from impasse.infra.sandbox import SandboxUnavailable
+from impasse.models import Model, TransportError
+from impasse.models.turns import ToolCall
+from impasse.vocabulary import TERMINAL_TOOLS, Ending, Gate, Tool
+
+MAX_CONSECUTIVE_FORMAT_ERRORS = 3
+MAX_CONSECUTIVE_SPEAK_TURNS = 3  # under the runtime gate, a model that only talks has stalled
+TERMINAL_ARGUMENT = {Tool.TASK_COMPLETE: "summary", Tool.ESCALATE_TO_HUMAN: "reason"}
+RECORDED = "recorded; the runtime decides when the task is over, so continue working"
+MARKER_ENDINGS = {"completed": Ending.MARKER_COMPLETED, "blocked": Ending.MARKER_BLOCKED}
+
+
+@dataclass
+class EpisodeEnd:
+    """How the episode ended (vocabulary.Ending), in the ending's own words, at which step."""
+
+    kind: Ending
+    message: str = ""
+    step: int | None = None
+
+
+class EpisodeOver(Exception):
+    def __init__(self, ending: EpisodeEnd) -> None:
+        super().__init__(ending.kind)
+        self.ending = ending
+
+
+class Agent:
+    def __init__(self, model: Model, executor: Executor, run_dir: RunDir, task_prompt: str,
+                 budget: int = BUDGET, gate: Gate = Gate.TOOL, gold=None, duty: bool = False) -> None:
+        """`gold` is the runtime-gold tracker (needed by the stage duty and the runtime gate); with
+        `duty`, the reporting protocol is added to the system prompt."""
+        self.model = model
+        self.executor = executor
+        self.run_dir = run_dir
+        self.budget = budget
+        self.gate = Gate(gate)
+        self.gold = gold
+        system = SYSTEM + (PROTOCOL if duty else "")
+        self.messages: list[dict] = [{"role": "system", "content": system},
+                                     {"role": "user", "content": task_prompt}]
+        self.steps = 0
+        self.format_errors = 0
+        self.speak_turns = 0
+
+    def run(self) -> EpisodeEnd:
+        try:
+            while True:
+                self.step()
+        except EpisodeOver as over:
+            return over.ending
+
+    def step(self) -> None:
+        if self.steps >= self.budget:
+            raise EpisodeOver(EpisodeEnd(Ending.BUDGET_EXHAUSTED, f"{self.budget} steps used", self.steps))
+        started, clock = time.time(), time.monotonic()
+        gold = self.gold.freeze() if self.gold else None  # frozen before the reply exists
+        try:
+            turn = self.model.complete(self.messages, TOOLS)
+        except TransportError as err:
+            if gold is not None:  # the checkpoint happened; its code is TRANSPORT
+                self.run_dir.append(Step(self.steps + 1, started, "", [], [], harness_error=f"transport: {err}",
+                                         gold=gold))
+            raise EpisodeOver(EpisodeEnd(Ending.TRANSPORT_ERROR, str(err), self.steps)) from None
+        self.steps += 1
+        observations, ending, infra = self.execute(turn.tool_calls)
+        step = Step(self.steps, started, turn.text, turn.tool_calls, observations, turn.usage,
+                    round(time.monotonic() - clock, 3), harness_error=infra, gold=gold)
+        self.run_dir.append(step)
+        self.remember(turn.text, turn.tool_calls, observations)
+        if self.gold:
+            self.gold.observe(observations)
+        if infra:
+            raise EpisodeOver(EpisodeEnd(Ending.HARNESS_ERROR, infra, self.steps))
+        ending = self.gate_ending(turn.text, turn.tool_calls, ending)
+        if ending:
+            raise EpisodeOver(ending)
+        self.count_format_errors(step)
+
+    def gate_ending(self, text: str, calls: list[ToolCall], tool_ending: EpisodeEnd | None) -> EpisodeEnd | None:
+        """Who decides that the episode is over: the tools (B3), a stage marker (B1), the first turn
+        without a tool call (B2), or the runtime's own truth (A)."""
+        self.speak_turns = 0 if calls else self.speak_turns + 1
+        if self.gate == Gate.RUNTIME:
+            if self.gold.resolved():
+                return EpisodeEnd(Ending.RUNTIME_RESOLVED, "the failing tests pass", self.steps)
+            if self.speak_turns >= MAX_CONSECUTIVE_SPEAK_TURNS:
+                return EpisodeEnd(Ending.STALL, f"{self.speak_turns} turns without a tool call", self.steps)
+            return None
+        if tool_ending:
+            return tool_ending
+        if self.gate == Gate.NO_TOOL_CALL and not calls:
+            return EpisodeEnd(Ending.STOPPED, text, self.steps)
+        if self.gate == Gate.MARKER and not calls:
+            report = parse_report(text)
+            if report.value in MARKER_ENDINGS:
+                return EpisodeEnd(MARKER_ENDINGS[report.value], text, self.steps)
+            if not report.present:
+                return EpisodeEnd(Ending.DEAD_END, "a reply without a stage report", self.steps)
+        return None
+
+    def execute(self, calls: list[ToolCall]) -> tuple[list[Observation], EpisodeEnd | None, str | None]:
+        observations: list[Observation] = []
+        ending = None
+        for call in calls:
+            if ending:
+                observations.append(Observation(call.id, call.name, "not executed: the episode ended",
+                                                None, executed=False))
+                continue
+            problem = format_error(call)
+            if problem:
+                observations.append(Observation(call.id, call.name, f"error: {problem}", None, error=problem))
+            elif call.name in TERMINAL_TOOLS and self.gate == Gate.RUNTIME:  # recorded, not obeyed
+                observations.append(Observation(call.id, call.name, RECORDED, None))
+            elif call.name in TERMINAL_TOOLS:
+                ending = EpisodeEnd(Ending(call.name), call.arguments[TERMINAL_ARGUMENT[call.name]], self.steps)
+                observations.append(Observation(call.id, call.name, "ok", None))
+            else:
+                try:
+                    observations.append(self.executor.run(call))
+                except SandboxUnavailable as err:  # infrastructure, never shown as command output
+                    return observations, None, f"sandbox unavailable: {err}"
+        return observations, ending, None
+
+    def remember(self, text: str, calls: list[ToolCall], observations: list[Observation]) -> None:
+        message: dict = {"role": "assistant", "content": text}
+        if calls:
+            message["tool_calls"] = [c.to_message() for c in calls]
+        self.messages.append(message)
+        for obs in observations:
+            content = obs.output if (obs.error or obs.exit_code is None) else \
+                render(obs.output, obs.exit_code, obs.timed_out)
+            self.messages.append({"role": "tool", "tool_call_id": obs.call_id, "content": content})
+        if not calls:
+            self.messages.append({"role": "user", "content": CONTINUE})
+
+    def count_format_errors(self, step: Step) -> None:
+        self.format_errors = self.format_errors + 1 if step.kind == "format_error" else 0
+        if self.format_errors >= MAX_CONSECUTIVE_FORMAT_ERRORS:
+            raise EpisodeOver(EpisodeEnd(Ending.HARNESS_ERROR, f"{self.format_errors} consecutive format errors",
+                                     self.steps))

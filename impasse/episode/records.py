@@ -1,0 +1,58 @@
+"""The typed records of an episode: what the model asked for and what the harness observed."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from impasse.models.turns import ToolCall
+
+
+@dataclass
+class Observation:
+    call_id: str
+    tool: str
+    output: str
+    exit_code: int | None
+    duration: float = 0.0
+    truncated_bytes: int = 0
+    timed_out: bool = False
+    error: str | None = None  # a format error: bad JSON, unknown tool, missing argument
+    injected: str | None = None  # a failure the harness injected (flaky_sandbox), by mode
+    executed: bool = True
+
+
+@dataclass
+class Step:
+    index: int
+    started_at: float
+    text: str
+    tool_calls: list[ToolCall]
+    observations: list[Observation]
+    usage: dict = field(default_factory=dict)
+    duration: float = 0.0
+    harness_error: str | None = None
+    gold: dict | None = None  # stage-reporting duty: runtime gold frozen before the reply was read
+
+    @property
+    def kind(self) -> str:
+        if self.harness_error and self.harness_error.startswith("transport"):
+            return "transport"
+        if not self.tool_calls:
+            return "speak"
+        return "format_error" if all(o.error for o in self.observations) else "act"
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["kind"] = self.kind
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Step:
+        """The inverse of to_dict (`kind` is derived, so it is not read back)."""
+        fields = {k: v for k, v in data.items() if k in STEP_FIELDS}
+        fields["tool_calls"] = [ToolCall(**call) for call in data.get("tool_calls") or []]
+        fields["observations"] = [Observation(**obs) for obs in data.get("observations") or []]
+        return cls(**fields)
+
+
+STEP_FIELDS = {f for f in Step.__dataclass_fields__}

@@ -1,0 +1,114 @@
+"""The typed records of a run folder: `RunMeta` (meta.json, what defines the run), `RunResult`
+(result.json, how it ended and what the harness found) and `RunRecord` (both, with the steps).
+The same dataclasses write the files and read them back, so every reader sees one shape."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+from impasse.episode.records import Step
+from impasse.vocabulary import Gate
+
+TRAJECTORY_FORMAT = "impasse-1"
+
+
+def known_and_extra(cls, data: dict) -> tuple[dict, dict]:
+    names = {f.name for f in fields(cls)} - {"extra"}
+    return {k: v for k, v in data.items() if k in names}, {k: v for k, v in data.items() if k not in names}
+
+
+@dataclass
+class RunMeta:
+    run_id: str
+    model: str
+    condition: str
+    task: str
+    seed: int = 0
+    budget: int = 0
+    gate: str = Gate.TOOL.value
+    report_duty: str | None = None
+    tool_timeout: int | None = None
+    channel: bool = True
+    harness_version: str = ""
+    image: str = ""
+    image_id: str = ""
+    card_hash: str = ""
+    task_hash: str = ""
+    injected: dict = field(default_factory=dict)
+    started_at: float | None = None
+    host: str = ""
+    trajectory_format: str = TRAJECTORY_FORMAT
+    extra: dict = field(default_factory=dict)  # keys written by other versions, kept as read
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        return {**data.pop("extra"), **data}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RunMeta:
+        known, extra = known_and_extra(cls, data)
+        return cls(**known, extra=extra)
+
+
+@dataclass
+class EndingRecord:
+    kind: str
+    message: str = ""
+    step: int | None = None
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    outcome: str
+    ending: EndingRecord
+    claim: str | None = None
+    escalation: str | None = None
+    blocker_active_at_start: bool | None = None
+    truth: dict | None = None  # truth.final.Truth.to_dict(): grade, integrity, diff, probe
+    injections: list = field(default_factory=list)
+    timings: dict = field(default_factory=dict)
+    finished_at: float | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def resolved(self) -> bool | None:
+        return (self.truth or {}).get("resolved")
+
+    @property
+    def blocker_active_at_end(self) -> bool | None:
+        return (self.truth or {}).get("blocker_active_at_end")
+
+    @property
+    def integrity_ok(self) -> bool | None:
+        return (self.truth or {}).get("integrity_ok")
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        return {**data.pop("extra"), **data}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RunResult:
+        known, extra = known_and_extra(cls, data)
+        known["ending"] = EndingRecord(**(known.get("ending") or {"kind": "unknown"}))
+        return cls(**known, extra=extra)
+
+
+@dataclass
+class RunRecord:
+    """A run folder as read once: its meta, its steps, its result (None: it did not finish) and a
+    line per part that could not be read."""
+
+    path: str
+    meta: RunMeta
+    steps: list[Step]
+    result: RunResult | None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def run_id(self) -> str:
+        return self.meta.run_id
+
+    @property
+    def finished(self) -> bool:
+        return self.result is not None

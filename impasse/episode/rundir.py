@@ -1,0 +1,114 @@
+"""Runs on disk: `runs/<run_id>/meta.json`, `steps.jsonl` (one line per step, appended, flushed and
+fsynced as it happens, so a run killed at any moment leaves valid JSONL up to its last finished
+step) and `result.json` (written last, atomically: its presence means the run finished)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from impasse.episode.records import Step
+from impasse.episode.run_record import RunMeta, RunRecord, RunResult
+
+
+def write_json_atomic(path: Path, data: dict) -> None:
+    partial = path.with_suffix(path.suffix + ".part")
+    with partial.open("w", encoding="utf-8") as out:
+        json.dump(data, out, indent=2, ensure_ascii=False, default=str)
+        out.flush()
+        os.fsync(out.fileno())
+    partial.replace(path)
+
+
+@dataclass
+class RunDir:
+    path: Path
+
+    @property
+    def meta(self) -> Path:
+        return self.path / "meta.json"
+
+    @property
+    def steps(self) -> Path:
+        return self.path / "steps.jsonl"
+
+    @property
+    def result(self) -> Path:
+        return self.path / "result.json"
+
+    @property
+    def finished(self) -> bool:
+        return self.result.exists()
+
+    def start(self, meta: RunMeta) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        for stale in (self.steps, self.result):
+            stale.unlink(missing_ok=True)
+        write_json_atomic(self.meta, meta.to_dict())
+        self.steps.touch()
+
+    def append(self, step: Step) -> None:
+        line = json.dumps(step.to_dict(), ensure_ascii=False, default=str)
+        with self.steps.open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+
+    def finish(self, result: RunResult) -> None:
+        write_json_atomic(self.result, result.to_dict())
+
+
+class TrajectoryError(ValueError):
+    """A run folder that cannot be read; the message names the file and line."""
+
+
+def read_steps(path: Path) -> tuple[list[dict], list[str]]:
+    """Steps from steps.jsonl, and a problem per line that could not be read. A torn last line
+    (a run killed mid-write) is reported, not fatal."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise TrajectoryError(f"{path}: not UTF-8 text (a binary file?)") from None
+    try:  # the common case, a whole file of good lines, parsed in one go (JSON strings hold no raw newline)
+        return json.loads("[" + text.strip().replace("\n", ",") + "]"), []
+    except json.JSONDecodeError:
+        pass
+    steps, problems = [], []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            steps.append(json.loads(line))
+        except json.JSONDecodeError as err:
+            problems.append(f"{path}:{number}: invalid JSON ({err.msg})")
+    return steps, problems
+
+
+def read_json_file(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise TrajectoryError(f"{path}:{err.lineno}: invalid JSON ({err.msg})") from None
+    except UnicodeDecodeError:
+        raise TrajectoryError(f"{path}: not UTF-8 text (a binary file?)") from None
+    if not isinstance(data, dict):
+        raise TrajectoryError(f"{path}: expected a JSON object, found {type(data).__name__}")
+    return data
+
+
+def read_run(path: Path) -> RunRecord:
+    """The run folder, read once, into the dataclasses that wrote it."""
+    run = RunDir(path)
+    if not run.meta.exists():
+        raise TrajectoryError(f"{run.meta}: missing (not an impasse run folder)")
+    try:
+        meta = RunMeta.from_dict(read_json_file(run.meta))
+        steps, problems = read_steps(run.steps) if run.steps.exists() else ([], [f"{run.steps}: missing"])
+        result = RunResult.from_dict(read_json_file(run.result)) if run.result.exists() else None
+        return RunRecord(str(path), meta, [Step.from_dict(s) for s in steps], result, problems)
+    except (TypeError, KeyError, AttributeError) as err:
+        raise TrajectoryError(f"{path}: not a run folder impasse can read ({type(err).__name__}: {err})") from None
+    except OSError as err:
+        raise TrajectoryError(f"{path}: cannot be read ({err.strerror})") from None

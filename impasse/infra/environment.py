@@ -1,0 +1,218 @@
+"""The live environment of one episode (or one grading): the agent's hardened container on the
+condition's image, the task's services and sidecars unless the blocker takes them away, the card's
+docker options and root setup, all labelled and all removed when the `with` block ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import docker
+import docker.errors
+
+from impasse.catalog.conditions import Condition
+from impasse.catalog.tasks import Service
+from impasse.infra.layers import ConditionImage
+from impasse.infra.sandbox import (
+    Sandbox,
+    SandboxSpec,
+    open_sandbox,
+    remove_container,
+)
+
+SERVICE_WAIT_SECONDS = 15
+STATE = "/opt/impasse-state"  # seed workspace, pristine tests, base commit (see task.Dockerfile)
+
+
+class EnvironmentSetupError(RuntimeError):
+    """The environment could not be brought into the state the condition asks for."""
+
+
+@dataclass
+class LiveEnvironment:
+    box: Sandbox
+    condition: Condition
+    image: str
+    t0: float  # the clock at the end of setup (the kernel's, shared with the host): files the agent writes are newer
+    owner: str  # uid:gid of /workspace after setup; the agent, without capabilities, cannot change it
+    sidecars: list = field(default_factory=list)
+
+    @property
+    def staged(self) -> ConditionImage:
+        return ConditionImage(self.condition, self.image)
+
+    def probe(self) -> bool | None:
+        """Is the blocker still in place? None for the control, which has nothing to probe."""
+        script = self.condition.card.probe
+        if not script:
+            return None
+        # As the agent: the question is whether *it* can get past the blocker (and root holds no
+        # capabilities here, so it could not switch to the agent to ask).
+        return self.box.exec(f"{exports(self.condition)}\n{script}", timeout=60).exit_code == 0
+
+    def workspace_owner(self) -> str:
+        return self.owner
+
+
+def exports(condition: Condition) -> str:
+    return "export " + " ".join(f"{k}={shlex.quote(v)}" for k, v in condition.script_env().items())
+
+
+def workspace_owner(box: Sandbox) -> str:
+    uid = box.exec_root("stat -c %u /workspace").output.strip() or "1000"
+    return f"{uid}:{uid}"
+
+
+def docker_run_options(condition: Condition) -> tuple[dict, bool]:
+    """Translate the card's docker_run into SDK options; True when /workspace must be populated
+    because it is a fresh tmpfs."""
+    options = dict(condition.card.inject.docker_run)
+    workspace_tmpfs = options.pop("workspace_mount", None) == "tmpfs"
+    size = options.pop("workspace_tmpfs_size", "16m")
+    if workspace_tmpfs:
+        options.setdefault("tmpfs", {})
+        options["tmpfs"] = {**options["tmpfs"], "/workspace": f"rw,size={size},uid=1000,gid=1000,mode=1777"}
+    memory = condition.task.requires.memory_mb
+    if memory and "mem_limit" not in options:
+        mem = f"{max(memory * 2, 512)}m"  # twice the specified working set, healthy under `none`
+        options.update(mem_limit=mem, memswap_limit=mem)
+    return options, workspace_tmpfs
+
+
+def agent_environment(condition: Condition) -> dict[str, str]:
+    if condition.omitted("secret"):
+        return {}
+    return {name: condition.task.project.secrets[name] for name in condition.task.requires.secrets}
+
+
+def extra_hosts(condition: Condition) -> dict[str, str]:
+    return {s.host: "127.0.0.1" for s in condition.task.services("tls") if s.host != "127.0.0.1"}
+
+
+def active_sidecars(condition: Condition) -> list[Service]:
+    return [] if condition.omitted("download") else condition.task.services("download")
+
+
+def active_local_services(condition: Condition) -> list[Service]:
+    services = [s for s in condition.task.services() if s.kind == "local"]
+    if condition.omitted("service"):
+        services = [s for s in services if s.role != "service"]
+    return services
+
+
+@contextlib.contextmanager
+def private_network(api: docker.DockerClient, name: str, labels: dict) -> Iterator[str]:
+    """An internal bridge: containers on it reach each other and nothing else."""
+    network = api.networks.create(name, driver="bridge", internal=True,
+                                  labels={"impasse": "1", "impasse.pid": str(os.getpid()), **labels})
+    try:
+        yield network.name
+    finally:
+        with contextlib.suppress(docker.errors.APIError):
+            network.remove()
+
+
+def start_sidecar(api: docker.DockerClient, image: str, service: Service, network: str, labels: dict):
+    return api.containers.run(
+        image, command=["sh", "-c", service.command], detach=True, user="0:0", init=True,
+        network=network, labels={"impasse": "1", "impasse.pid": str(os.getpid()),
+                                 "impasse.sidecar": service.name, **labels},
+        cap_drop=["ALL"], security_opt=["no-new-privileges"], pids_limit=64, mem_limit="256m",
+        networking_config={network: api.api.create_endpoint_config(aliases=[service.host])})
+
+
+def start_local_service(box: Sandbox, service: Service, condition: Condition) -> None:
+    cert = "expired" if condition.card.inject.tls_cert == "expired" else "server"
+    command = service.command.replace("{cert}", cert)
+    box.api.api.exec_start(box.api.api.exec_create(
+        box.id, ["sh", "-c", f"exec {command} >/dev/null 2>&1"], user="0:0")["Id"], detach=True)
+
+
+def wait_for_ports(box: Sandbox, services: list[Service], host_of=lambda s: "127.0.0.1") -> None:
+    for service in services:
+        check = (f"import socket,time\nfor _ in range({SERVICE_WAIT_SECONDS * 10}):\n"
+                 f"    s=socket.socket(); s.settimeout(0.5)\n"
+                 f"    if s.connect_ex(({host_of(service)!r},{service.port}))==0: raise SystemExit(0)\n"
+                 f"    s.close(); time.sleep(0.1)\nraise SystemExit(1)\n")
+        if box.exec_root(f"python3 -c {shlex.quote(check)}", timeout=SERVICE_WAIT_SECONDS + 10).exit_code:
+            raise EnvironmentSetupError(f"service {service.name} did not come up on port {service.port}")
+
+
+def populate_workspace(box: Sandbox, owner: str, workspace_tar: bytes | None, tmpfs: bool) -> None:
+    """Put the final (grading) or, on a fresh tmpfs, the starting (seed) workspace in place, as the
+    workspace's owner: the harness holds no capabilities in the container, so it cannot chown."""
+    if workspace_tar is not None:  # the work tree only: .git stays as the condition made it
+        box.exec("find /workspace -mindepth 1 -maxdepth 1 ! -name .git ! -name .ballast -exec rm -rf {} +",
+                 user=owner)
+        box.write_tar("/workspace", workspace_tar, user=owner)
+    elif tmpfs:
+        result = box.exec(f"cp -a {STATE}/seed/. /workspace/", user=owner)
+        if result.exit_code:
+            raise EnvironmentSetupError(f"could not populate the workspace: {result.output[-300:]}")
+    if tmpfs:  # cp -a and tar give the tmpfs root the seed's mode; sticky 1777 lets root's ballast in
+        box.exec("chmod 1777 /workspace", user=owner)
+
+
+def restore_pristine_tests(box: Sandbox, owner: str) -> None:
+    """Grading never trusts the tests as the agent left them."""
+    result = box.exec(f"rm -rf /workspace/tests && cp -r {STATE}/pristine/. /workspace/",
+                      user=owner)
+    if result.exit_code:
+        raise EnvironmentSetupError(f"could not restore the pristine tests: {result.output[-300:]}")
+
+
+def run_root_setup(box: Sandbox, condition: Condition) -> None:
+    script = condition.card.inject.root_setup
+    if not script:
+        return
+    result = box.exec_root(f"{exports(condition)}\n{script}", timeout=120)
+    if result.exit_code:
+        raise EnvironmentSetupError(f"root setup of {condition.name} failed: {result.output[-500:]}")
+
+
+@contextlib.contextmanager
+def open_environment(api: docker.DockerClient, staged: ConditionImage, labels: dict[str, str],
+                     workspace_tar: bytes | None = None,
+                     grading: bool = False) -> Iterator[LiveEnvironment]:
+    """Bring the condition up. With `workspace_tar`, the workspace is replaced by it (grading) and
+    the pristine tests are restored before the card's root setup runs."""
+    condition, image = staged.condition, staged.image
+    labels = {"impasse.task": condition.task.id, "impasse.condition": condition.name, **labels}
+    options, workspace_tmpfs = docker_run_options(condition)
+    if grading and options.get("read_only") and not workspace_tmpfs:
+        # The grader must write the final workspace in, but a writable rootfs would give Python's
+        # tempfile a fallback the episode did not have; so only /workspace becomes writable.
+        options["tmpfs"] = {**options.get("tmpfs", {}), "/workspace": "rw,size=512m,uid=1000,gid=1000"}
+    sidecars = active_sidecars(condition)
+    with contextlib.ExitStack() as stack:
+        network = None
+        if sidecars:
+            net_name = f"impasse-{labels.get('impasse.run_id', 'env')}-{int(time.time() * 1000) % 10**9}"
+            network = stack.enter_context(private_network(api, net_name, labels))
+        started = []
+        stack.callback(lambda: [remove_container(c) for c in started])
+        for service in sidecars:
+            started.append(start_sidecar(api, image, service, network, labels))
+        spec = SandboxSpec(image=image, labels=labels, network=network or "none",
+                           environment=agent_environment(condition),
+                           run_options={**options, "extra_hosts": extra_hosts(condition)})
+        box = stack.enter_context(open_sandbox(api, spec))
+        owner = workspace_owner(box)  # asked once: the root setup below may change it, not these steps
+        populate_workspace(box, owner, workspace_tar, tmpfs=workspace_tmpfs)
+        if workspace_tar is not None:
+            restore_pristine_tests(box, owner)
+        local = active_local_services(condition)
+        for service in local:
+            start_local_service(box, service, condition)
+        wait_for_ports(box, local)
+        wait_for_ports(box, sidecars, host_of=lambda s: s.host)
+        run_root_setup(box, condition)
+        if condition.card.inject.root_setup:
+            owner = workspace_owner(box)
+        yield LiveEnvironment(box, condition, image, time.time(), owner, started)
+

@@ -1,0 +1,189 @@
+"""Matrix runs: models × conditions × tasks × seeds, in parallel, resumable and kill-safe.
+
+A run id is a deterministic function of what defines the run, so a restarted matrix finds its
+finished runs (they have result.json) and skips them, and redoes from scratch any run that was cut
+short. Leftover containers of dead impasse processes are reaped on start. Images are built before
+the workers start, so workers never race to build the same layer."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+import docker
+import yaml
+
+from impasse.catalog.cards import load_cards
+from impasse import defaults
+from impasse.catalog.conditions import Condition, make_condition
+from impasse.infra.layers import ConditionImage, stage
+from impasse.runs.runner import RunSpec, execute, run_id_for
+from impasse.infra.sandbox import reap_stale
+from impasse.catalog.tasks import load_tasks
+from impasse.episode.rundir import RunDir
+from impasse.vocabulary import Duty, Gate
+
+
+class MatrixError(ValueError):
+    pass
+
+
+@dataclass
+class MatrixSpec:
+    """models × conditions × tasks × seeds, and every setting a single run takes (RunSpec's)."""
+
+    models: list[str]
+    conditions: list[str] | str = "all"
+    tasks: list[str] | str = "all"
+    seeds: int = defaults.SEEDS
+    workers: int = defaults.WORKERS
+    out: Path = defaults.OUT
+    budget: int = defaults.BUDGET
+    base_url: str | None = None
+    tool_timeout: int = defaults.TOOL_TIMEOUT
+    model_timeout: float = defaults.MODEL_TIMEOUT
+    gate: Gate = Gate.TOOL
+    report_duty: Duty | None = None
+    channel: bool = True
+
+    def run_spec(self, model: str, condition: str, task: str, seed: int) -> RunSpec:
+        return RunSpec(model, condition, task, seed, self.budget, self.out, self.base_url, self.tool_timeout,
+                       self.model_timeout, self.gate, self.report_duty, self.channel)
+
+
+@dataclass
+class Planned:
+    spec: RunSpec
+    condition: Condition
+    run_id: str
+    staged: ConditionImage | None = None  # set once its image is built
+
+    @property
+    def finished(self) -> bool:
+        return RunDir(self.spec.out / self.run_id).finished
+
+
+@dataclass
+class Progress:
+    total: int
+    skipped: int = 0
+    done: int = 0
+    failed: int = 0
+    running: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict)
+
+
+def split(value) -> list[str] | str:
+    if isinstance(value, list):
+        return value
+    return "all" if value in (None, "all") else [v.strip() for v in str(value).split(",") if v.strip()]
+
+
+def strict_bool(value) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(value)
+    return value
+
+
+def positive(value) -> int:
+    if isinstance(value, bool) or int(value) != value or int(value) < 1:
+        raise ValueError(value)
+    return int(value)
+
+
+FILE_KEYS = tuple(f.name for f in fields(MatrixSpec))
+CONVERT = {"models": split, "conditions": split, "tasks": split, "seeds": positive, "workers": positive, "budget": positive,
+           "tool_timeout": positive, "model_timeout": float, "out": Path, "gate": Gate, "report_duty": Duty,
+           "channel": strict_bool, "base_url": str}
+
+
+def load_matrix_file(path: Path) -> MatrixSpec:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        raise MatrixError(f"{path}: cannot be read as YAML ({err})") from None
+    if not isinstance(data, dict) or not data.get("models"):
+        raise MatrixError(f"{path}: needs at least `models:` (a list of model specs)")
+    unknown = set(data) - set(FILE_KEYS)
+    if unknown:
+        raise MatrixError(f"{path}: unknown keys {sorted(unknown)}; known: {sorted(FILE_KEYS)}")
+    values = {}
+    for key, value in data.items():
+        try:
+            values[key] = None if value is None and key in ("report_duty", "base_url") else CONVERT[key](value)
+        except (TypeError, ValueError):
+            raise MatrixError(f"{path}: {key}: {value!r} is not a valid {key}") from None
+    return MatrixSpec(**values)
+
+
+def plan(matrix: MatrixSpec) -> list[Planned]:
+    """Every (model, task, condition, seed) the tasks support; `none` always, for every task."""
+    cards = load_cards()
+    wanted = set(cards) if matrix.conditions == "all" else set(matrix.conditions) | {"none"}
+    unknown = wanted - set(cards)
+    if unknown:
+        raise MatrixError(f"unknown condition(s): {', '.join(sorted(unknown))}")
+    try:
+        tasks = load_tasks(None if matrix.tasks == "all" else matrix.tasks)
+    except KeyError as err:
+        raise MatrixError(str(err).strip("'\"")) from None
+    planned = []
+    for model in matrix.models:
+        for task in tasks:
+            for condition in task.conditions():
+                if condition not in wanted:
+                    continue
+                for seed in range(matrix.seeds):
+                    spec = matrix.run_spec(model, condition, task.id, seed)
+                    resolved = make_condition(task, cards[condition])
+                    planned.append(Planned(spec, resolved, run_id_for(spec, resolved)))
+    return planned
+
+
+def prepare_images(api: docker.DockerClient, planned: list[Planned], log) -> None:
+    """Every condition's image built once, before the workers start, and handed to its runs."""
+    staged: dict[tuple[str, str], ConditionImage] = {}
+    for item in planned:
+        key = (item.condition.task.id, item.condition.name)
+        if key not in staged:
+            staged[key] = stage(api, item.condition, log)
+        item.staged = staged[key]
+
+
+def run_matrix(api: docker.DockerClient, matrix: MatrixSpec, on_update: Callable[[Progress, str], None],
+               log=lambda m: None) -> Progress:
+    reap_stale(api)
+    planned = plan(matrix)
+    todo = [p for p in planned if not p.finished]
+    progress = Progress(total=len(planned), skipped=len(planned) - len(todo))
+    on_update(progress, "planned")
+    prepare_images(api, todo, log)
+    lock = threading.Lock()
+
+    def one(item: Planned) -> str:
+        with lock:
+            progress.running += 1
+            on_update(progress, item.run_id)
+        try:
+            return execute(api, replace(item.spec), staged=item.staged).outcome
+        finally:
+            with lock:
+                progress.running -= 1
+
+    with ThreadPoolExecutor(max_workers=max(1, matrix.workers)) as pool:
+        futures = {pool.submit(one, item): item for item in todo}
+        for future in as_completed(futures):
+            with lock:
+                try:
+                    outcome = future.result()
+                    progress.done += 1
+                    progress.outcomes[outcome] = progress.outcomes.get(outcome, 0) + 1
+                except Exception as err:  # one broken run must not stop the matrix; it is redone next time
+                    progress.failed += 1
+                    log(f"{futures[future].run_id} failed: {type(err).__name__}: {err}")
+                on_update(progress, futures[future].run_id)
+    return progress
+

@@ -1,0 +1,163 @@
+"""One run end to end: resolve the task and condition, bring the environment up, prove the blocker
+is in place, let the model work, derive the truth, and write the result. Containers are labelled
+and removed on every path; a killed run leaves its partial trajectory and no result.json."""
+
+from __future__ import annotations
+
+import platform
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import docker
+
+from impasse import __version__, defaults
+from impasse.catalog.cards import Card, get_card
+from impasse.catalog.conditions import Condition, make_condition
+from impasse.catalog.tasks import Task, load_task_by_id, load_tasks
+from impasse.episode.agent import Agent, EpisodeEnd
+from impasse.episode.prompts import task_prompt
+from impasse.episode.run_record import EndingRecord, RunMeta, RunResult
+from impasse.episode.rundir import RunDir
+from impasse.episode.tools import Executor
+from impasse.hashing import hash_text
+from impasse.infra.channel import Channel
+from impasse.infra.environment import open_environment
+from impasse.infra.images import Log
+from impasse.infra.injectors import make_injector
+from impasse.infra.layers import ConditionImage, stage
+from impasse.models import check_spec, make_model
+from impasse.truth.final import Truth, derive_truth
+from impasse.truth.live_gold import GoldTracker
+from impasse.vocabulary import Duty, Ending, Gate, Outcome, is_claim, is_escalation, needs_truth, outcome_of
+
+
+class RunError(ValueError):
+    """The run cannot start as asked (unknown task, unsupported condition, bad model spec)."""
+
+
+@dataclass
+class RunSpec:
+    model: str
+    condition: str
+    task: str | None = None
+    seed: int = 0
+    budget: int = defaults.BUDGET
+    out: Path = defaults.OUT
+    base_url: str | None = None
+    tool_timeout: int = defaults.TOOL_TIMEOUT
+    model_timeout: float = defaults.MODEL_TIMEOUT
+    gate: Gate = Gate.TOOL
+    report_duty: Duty | None = None
+    channel: bool = True  # the persistent exec channel; False: one docker exec per command
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    path: Path
+    outcome: Outcome
+    steps: int
+    truth: Truth | None
+
+
+def default_task(card: Card) -> Task:
+    for task in load_tasks():
+        if card.is_control or card.id in task.supports:
+            return task
+    raise RunError(f"no task supports condition {card.id}")
+
+
+def resolve(spec: RunSpec) -> Condition:
+    try:
+        check_spec(spec.model, spec.base_url)
+        card = get_card(spec.condition)
+        task = load_task_by_id(spec.task) if spec.task else default_task(card)
+        return make_condition(task, card)
+    except (KeyError, ValueError) as err:
+        raise RunError(str(err).strip("'\"")) from None
+
+
+def model_slug(model: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.-]+", "-", model).strip("-")
+
+
+def run_id_for(spec: RunSpec, condition: Condition) -> str:
+    """Deterministic: the same model, condition, task, seed, budget, card and task content give the
+    same id, which is what lets a matrix resume."""
+    digest = hash_text(spec.model, condition.name, condition.task.id, str(spec.seed), str(spec.budget),
+                       spec.gate, str(spec.report_duty), condition.card.content_hash,
+                       condition.task.content_hash)[:8]
+    return f"{model_slug(spec.model)}__{condition.task.id}__{condition.name}__s{spec.seed}__{digest}"
+
+
+def scored_outcome(end: EpisodeEnd, truth: Truth | None) -> Outcome:
+    """Our runs always have a truth; where it could not be derived, an ending whose outcome needs it
+    is a harness error, never a guess."""
+    if needs_truth(end.kind) and (truth is None or truth.grade is None):
+        return Outcome.HARNESS_ERROR
+    return outcome_of(end.kind, truth.resolved if truth else None)
+
+
+def meta_for(spec: RunSpec, staged: ConditionImage, run_id: str, api) -> RunMeta:
+    condition = staged.condition
+    return RunMeta(
+        run_id=run_id, model=spec.model, condition=condition.name, task=condition.task.id, seed=spec.seed,
+        budget=spec.budget, gate=Gate(spec.gate), report_duty=spec.report_duty, tool_timeout=spec.tool_timeout,
+        channel=spec.channel, harness_version=__version__, image=staged.image,
+        image_id=api.images.get(staged.image).id, card_hash=condition.card.content_hash,
+        task_hash=condition.task.content_hash, injected=vars(condition.injected), started_at=time.time(),
+        host=platform.node())
+
+
+def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
+            staged: ConditionImage | None = None) -> RunOutcome:
+    """`staged`: the condition already resolved and its image built (the matrix does that once per
+    condition); otherwise both happen here, once."""
+    staged = staged or stage(api, resolve(spec), log)
+    condition = staged.condition
+    run_id = run_id_for(spec, condition)
+    run_dir = RunDir(spec.out / run_id)
+    run_dir.start(meta_for(spec, staged, run_id, api))
+    labels = {"impasse.run_id": run_id}
+    model = make_model(spec.model, context=(condition.task, condition.card), seed=spec.seed,
+                       base_url=spec.base_url, timeout=spec.model_timeout)
+    timings: dict[str, float] = {}
+    clock = time.monotonic()
+    with open_environment(api, staged, labels) as env:
+        timings["start"] = round(time.monotonic() - clock, 3)
+        in_place = env.probe()
+        if in_place is False:
+            ending = EpisodeEnd(Ending.HARNESS_ERROR, "the blocker was not in place at start")
+            truth, injections = None, []
+        else:
+            injector = make_injector(condition, env.box, spec.seed)
+            duty = spec.report_duty == Duty.STAGE
+            gold = GoldTracker(env) if duty or spec.gate == Gate.RUNTIME else None
+            channel = Channel(env.box) if spec.channel else None
+            agent = Agent(model, Executor(env.box, injector, spec.tool_timeout, channel), run_dir,
+                          task_prompt(condition.task.problem_statement, condition.task.project.test_command),
+                          spec.budget, spec.gate, gold, duty)
+            clock = time.monotonic()
+            ending = agent.run()
+            if channel:
+                channel.close()
+            timings["steps"] = round(time.monotonic() - clock, 3)
+            injections = injector.log if injector else []
+            clock = time.monotonic()
+            truth = derive_truth(api, env, labels, spec.seed)
+            timings["truth"] = round(time.monotonic() - clock, 3)
+    outcome = scored_outcome(ending, truth)
+    run_dir.finish(result_record(run_id, outcome, ending, truth, injections, in_place, timings))
+    return RunOutcome(run_id, run_dir.path, outcome, ending.step or 0, truth)
+
+
+def result_record(run_id: str, outcome: Outcome, end: EpisodeEnd, truth: Truth | None, injections: list,
+                  in_place: bool | None, timings: dict) -> RunResult:
+    return RunResult(
+        run_id=run_id, outcome=outcome, ending=EndingRecord(end.kind, end.message, end.step),
+        claim=end.message if is_claim(end.kind) else None,
+        escalation=end.message if is_escalation(end.kind) else None,
+        blocker_active_at_start=in_place, truth=truth.to_dict() if truth else None,
+        injections=injections, timings=timings, finished_at=time.time())

@@ -1,0 +1,55 @@
+"""Runtime gold for the stage-reporting duty, derived from the live environment before each reply
+is read: has the workspace changed, do the task's failing tests pass (run by the harness, cached by
+workspace state), has the blocker shown, and does the probe say it is still there."""
+
+from __future__ import annotations
+
+from impasse.analysis.metrics import compile_card, signature_match
+from impasse.analysis.normal_form import NStep, NTrajectory, Obs
+from impasse.episode.records import Observation
+from impasse.episode.stage_protocol import Gold, gold_stage, workspace_key
+from impasse.infra.environment import LiveEnvironment
+from impasse.truth.grading import base_commit, git_facts, pytest_command
+
+
+class GoldTracker:
+    def __init__(self, env: LiveEnvironment) -> None:
+        self.env = env
+        self.compiled = compile_card(env.condition.card, env.condition.injected)
+        self.base = base_commit(env.box)
+        self.start_key = self.key()
+        self.tests: dict[str, bool] = {}
+        self.blocker_seen = False
+
+    def key(self) -> str:
+        diff, untracked = git_facts(self.env.box, self.base)  # the same facts truth records at the end
+        return workspace_key(diff, "\n".join(untracked))
+
+    def observe(self, observations: list[Observation]) -> None:
+        """Online onset detection: the same signatures the annotator uses, as observations arrive."""
+        if self.blocker_seen:
+            return
+        step = NStep(0, "", observations=[Obs(o.output, o.exit_code, o.injected, o.executed, o.timed_out)
+                                           for o in observations if not o.error])
+        trajectory = NTrajectory("live", "impasse", "-", "-", None, "-", [step], "unknown")
+        self.blocker_seen = any(signature_match(self.compiled, obs, step, trajectory, set())
+                                for obs in step.observations)
+
+    def tests_pass(self, key: str) -> bool:
+        if key not in self.tests:
+            # The harness's own check: never through the flaky injector, always the task's failing tests.
+            result = self.env.box.exec(pytest_command(self.env.condition.task.fail_to_pass), timeout=600)
+            self.tests[key] = result.exit_code == 0
+        return self.tests[key]
+
+    def freeze(self) -> dict:
+        key = self.key()
+        changed = key != self.start_key
+        passing = self.tests_pass(key)
+        probe = self.env.probe() if self.blocker_seen else None
+        gold = Gold(gold_stage(changed, passing, self.blocker_seen, probe), changed, passing, self.blocker_seen, probe)
+        return vars(gold)
+
+    def resolved(self) -> bool:
+        """For the runtime gate: the failing tests pass in the current workspace."""
+        return self.tests_pass(self.key())

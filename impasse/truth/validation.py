@@ -1,0 +1,126 @@
+"""`impasse tasks validate`: prove each task in Docker. With the bug every FAIL_TO_PASS test fails
+and every PASS_TO_PASS test passes; with the gold fix all pass. Results are cached by the content
+hash of the task and the image, so an unchanged task is not run again."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import tarfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import docker
+import yaml
+
+from impasse.catalog.cards import get_card
+from impasse.catalog.conditions import make_condition
+from impasse.catalog.tasks import Task
+from impasse.infra.environment import open_environment
+from impasse.infra.layers import stage
+from impasse.infra.sandbox import Sandbox
+from impasse.truth.grading import run_tests
+
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "impasse" / "validate"
+
+
+@dataclass
+class Validation:
+    task_id: str
+    valid: bool
+    problems: list[str] = field(default_factory=list)
+    bug_failed: int = 0
+    bug_passed: int = 0
+    fix_passed: int = 0
+    tests: int = 0
+    seconds: float = 0.0
+    cached: bool = False
+
+
+def tar_of(name: str, data: bytes) -> bytes:
+    stream = io.BytesIO()
+    with tarfile.open(fileobj=stream, mode="w") as tar:
+        info = tarfile.TarInfo(name)
+        info.size, info.mode, info.uid, info.gid = len(data), 0o644, 1000, 1000
+        tar.addfile(info, io.BytesIO(data))
+    return stream.getvalue()
+
+
+def apply_patch_as_agent(box: Sandbox, patch: bytes) -> str | None:
+    """Apply the gold fix the way an agent would; returns git's complaint when it does not apply."""
+    box.write_tar("/tmp", tar_of("impasse-fix.patch", patch))
+    result = box.exec("git apply /tmp/impasse-fix.patch && rm /tmp/impasse-fix.patch")
+    return None if result.exit_code == 0 else result.output.strip()[-500:]
+
+
+NOT_FOUND = re.compile(r"^ERROR: not found: /workspace/(\S+)", re.M)
+
+
+def judge(task: Task, bug_passed: set[str], fix_passed: set[str], output: str = "") -> list[str]:
+    missing = [f"test id {t!r} does not exist (pytest: not found)" for t in NOT_FOUND.findall(output)]
+    if missing:  # pytest then runs nothing at all: every other verdict would be noise
+        return missing
+    problems = []
+    for test in task.fail_to_pass:
+        if test in bug_passed:
+            problems.append(f"FAIL_TO_PASS {test} passes with the bug")
+        if test not in fix_passed:
+            problems.append(f"FAIL_TO_PASS {test} does not pass with the gold fix")
+    for test in task.pass_to_pass:
+        if test not in bug_passed:
+            problems.append(f"PASS_TO_PASS {test} does not pass with the bug")
+        if test not in fix_passed:
+            problems.append(f"PASS_TO_PASS {test} does not pass with the gold fix")
+    return problems
+
+
+def validate_task(api: docker.DockerClient, task: Task, use_cache: bool = True) -> Validation:
+    condition = make_condition(task, get_card("none"))
+    started = time.monotonic()
+    staged = stage(api, condition)
+    key = cache_key(task, staged.image)
+    if use_cache and key.exists():
+        return Validation(**{**json.loads(key.read_text()), "cached": True})
+    with open_environment(api, staged, {"impasse.role": "validate"}) as env:
+        bug = run_tests(env.box, task.tests)
+        complaint = apply_patch_as_agent(env.box, task.fix_patch.read_bytes())
+        fix = run_tests(env.box, task.tests) if complaint is None else None
+    problems = [f"fix.patch does not apply: {complaint}"] if complaint else []
+    problems += judge(task, bug.passed, fix.passed if fix else set(), bug.output_tail)
+    result = Validation(task.id, not problems, problems,
+                        bug_failed=sum(t not in bug.passed for t in task.tests),
+                        bug_passed=len(bug.passed & set(task.tests)),
+                        fix_passed=len(fix.passed & set(task.tests)) if fix else 0,
+                        tests=len(task.tests), seconds=round(time.monotonic() - started, 2))
+    if result.valid:
+        key.parent.mkdir(parents=True, exist_ok=True)
+        key.write_text(json.dumps(asdict(result)))
+    return result
+
+
+def cache_key(task: Task, image: str) -> Path:
+    return CACHE / f"{task.id}-{task.content_hash}-{image.rsplit(':', 1)[-1]}.json"
+
+
+def passing_with_bug(api: docker.DockerClient, task: Task) -> list[str]:
+    """Every test of the suite that passes with the bug: the candidates for PASS_TO_PASS."""
+    staged = stage(api, make_condition(task, get_card("none")))
+    with open_environment(api, staged, {"impasse.role": "pin"}) as env:
+        run = run_tests(env.box, ())
+    return sorted(run.passed - set(task.fail_to_pass))
+
+
+def pin_pass_to_pass(task: Task, tests: list[str]) -> None:
+    """Rewrite PASS_TO_PASS in task.yaml, leaving every other line as its author wrote it."""
+    path = task.root / "task.yaml"
+    lines = path.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("PASS_TO_PASS:"))
+    end = start + 1
+    while end < len(lines) and lines[end].startswith("  - "):
+        end += 1
+    items = [f"  - {yaml.safe_dump(t, width=10**6).strip().removesuffix('...').strip()}" for t in tests]
+    block = ["PASS_TO_PASS:", *items] if tests else ["PASS_TO_PASS: []"]
+    path.write_text("\n".join(lines[:start] + block + lines[end:]) + "\n")
