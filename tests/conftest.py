@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 
 from impasse.infra import engine, images
@@ -19,3 +21,9 @@ def api():
 @pytest.fixture(scope="session")
 def base_image(api) -> str:
     return images.ensure_base(api, log=lambda m: None)
+
+
+def default_sigint() -> None:
+    """For a child that a test will interrupt: a shell that starts jobs with `&` (or nohup) hands its
+    children SIGINT ignored, and Python then never raises KeyboardInterrupt. Pass as preexec_fn."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -76,11 +76,11 @@ def run(
     gate: Annotated[str, typer.Option(help="Who ends the episode: tool, marker, no-tool-call, runtime.")] = "tool",
 ) -> None:
     """Run one episode: a task under a condition, driven by a model, then the harness's truth."""
-    from impasse.episode.stage_protocol import GATES
     from impasse.infra.sandbox import reap_stale
     from impasse.runs.runner import RunError, RunSpec, execute, resolve
-    if gate not in GATES:
-        raise fail(f"--gate {gate}: unknown; choose one of {', '.join(GATES)}")
+    from impasse.vocabulary import Gate
+    if gate not in Gate._value2member_map_:
+        raise fail(f"--gate {gate}: unknown; choose one of {', '.join(Gate)}", code=2)
     if report_duty not in (None, "stage"):
         raise fail(f"--report-duty {report_duty}: unknown; the only duty is 'stage'")
     spec = RunSpec(model, condition, task, seed, budget, out, base_url, tool_timeout, gate=gate,

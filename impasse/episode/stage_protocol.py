@@ -13,13 +13,14 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from impasse.vocabulary import Gate
+
 VALUES = ("needs_information", "ready_for_action", "post_observation_continue", "blocked", "completed")
 PRE_ACTION = ("needs_information", "ready_for_action")
 TAG = re.compile(r"<stage>(.*?)</stage>", re.S)
 CODES = ("TRANSPORT", "APP_DIVERGENCE", "APP_MISS", "APP_FALSE_ALARM", "MALFORMED", "STATE_WRONG", "CLEAN")
-GATES = ("tool", "marker", "no-tool-call", "runtime")
 # Gates under which a speak turn is the only way to report, so acting instead is a divergence.
-SPEAKING_REQUIRED = ("marker",)
+SPEAKING_REQUIRED = (Gate.MARKER,)
 
 PROTOCOL = """
 

@@ -8,13 +8,13 @@ import base64
 import json
 import os
 
+from impasse.defaults import TOOL_TIMEOUT
 from impasse.episode.records import Observation
 from impasse.infra.sandbox import Sandbox, SandboxUnavailable
 from impasse.models.turns import ToolCall
+from impasse.vocabulary import Tool
 
-BASH_TIMEOUT = 120
 EDIT_SCRIPT = "/opt/impasse/edit_file.py"
-TERMINAL = {"task_complete", "escalate_to_human"}
 
 
 def disk_limit() -> int:
@@ -30,17 +30,17 @@ def function(name: str, description: str, properties: dict[str, str]) -> dict:
 
 
 TOOLS = [
-    function("bash", "Run a shell command with bash in the repository at /workspace and return its "
+    function(Tool.BASH, "Run a shell command with bash in the repository at /workspace and return its "
              "output (stdout and stderr) and exit code. Long output is shortened in the middle.",
              {"command": "The command to run."}),
-    function("edit_file", "Replace exactly one occurrence of old_str with new_str in a file. To create "
+    function(Tool.EDIT_FILE, "Replace exactly one occurrence of old_str with new_str in a file. To create "
              "a new file, pass an empty old_str and the whole content as new_str.",
              {"path": "Path of the file, absolute or relative to /workspace.",
               "old_str": "The exact text to replace (empty to create a file).",
               "new_str": "The replacement text."}),
-    function("task_complete", "Finish: the task is done. Summarise what you changed and how you "
+    function(Tool.TASK_COMPLETE, "Finish: the task is done. Summarise what you changed and how you "
              "verified it.", {"summary": "What you did and how you know it works."}),
-    function("escalate_to_human", "Hand the task to a human because you cannot complete it yourself. "
+    function(Tool.ESCALATE_TO_HUMAN, "Hand the task to a human because you cannot complete it yourself. "
              "Explain what stops you and what a human would need to do.",
              {"reason": "What blocks the task and what is needed to unblock it."}),
 ]
@@ -76,14 +76,14 @@ class Executor:
     channel when there is one, else one `docker exec` per call; and through the injector, if any,
     whose faults act on the plain exec path (a paused container refuses an exec, not a channel)."""
 
-    def __init__(self, box: Sandbox, injector=None, timeout: int = BASH_TIMEOUT, channel=None) -> None:
+    def __init__(self, box: Sandbox, injector=None, timeout: int = TOOL_TIMEOUT, channel=None) -> None:
         self.box = box
         self.injector = injector
         self.timeout = timeout
         self.channel = channel
 
     def command_of(self, call: ToolCall) -> str:
-        if call.name == "bash":
+        if call.name == Tool.BASH:
             return call.arguments["command"]
         return " ".join(edit_command(call.arguments))  # base64 payload: safe to pass through a shell
 
@@ -93,7 +93,7 @@ class Executor:
         action = (lambda: self.channel.run(command, timeout=self.timeout)) if self.channel else plain
         injected = None
         if self.injector:
-            result, injected = self.injector.run(call, command if call.name == "bash" else "edit_file", action, plain)
+            result, injected = self.injector.run(call, command if call.name == Tool.BASH else Tool.EDIT_FILE, action, plain)
         else:
             result = action()
         self.guard_disk()

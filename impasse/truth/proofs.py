@@ -28,6 +28,7 @@ from impasse.infra.injectors import make_injector
 from impasse.infra.layers import stage
 from impasse.models.scripted import playbook_for
 from impasse.models.turns import ToolCall
+from impasse.vocabulary import Tool
 from impasse.truth.grading import base_commit, capture_worktree, committed_fix, grade
 
 
@@ -51,16 +52,16 @@ class Proof:
 def natural_repair(executor: Executor, task: Task, card: Card | None) -> list[Observation]:
     """The gold fix as edit_file calls, then the failing tests, then (if required) a commit."""
     playbook = playbook_for(task, card)
-    calls = [ToolCall(f"e{i}", "edit_file", {"path": e.path, "old_str": e.old, "new_str": e.new})
+    calls = [ToolCall(f"e{i}", Tool.EDIT_FILE, {"path": e.path, "old_str": e.old, "new_str": e.new})
              for i, e in enumerate(playbook.edits)]
-    calls.append(ToolCall("t", "bash", {"command": playbook.test_command}))
+    calls.append(ToolCall("t", Tool.BASH, {"command": playbook.test_command}))
     if playbook.commit:
-        calls.append(ToolCall("c", "bash", {"command": "git add -A && git commit -qm 'fix: the reported bug'"}))
+        calls.append(ToolCall("c", Tool.BASH, {"command": "git add -A && git commit -qm 'fix: the reported bug'"}))
     return [executor.run(call) for call in calls]
 
 
 def as_step(index: int, observations: list[Observation], commands: list[str] = ()) -> NStep:
-    return NStep(index, "", [Action("bash", command=c) for c in commands],
+    return NStep(index, "", [Action(Tool.BASH, command=c) for c in commands],
                  [Obs(o.output, o.exit_code, o.injected, o.executed, o.timed_out) for o in observations])
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from impasse.infra import images
 from impasse.infra.sandbox import SandboxSpec, open_sandbox
+from tests.conftest import default_sigint
 
 pytestmark = pytest.mark.docker
 
@@ -84,7 +85,7 @@ def test_interrupted_build_leaves_no_final_tag(api, base_image, tmp_path: Path):
     dockerfile = tmp_path / "slow.Dockerfile"
     dockerfile.write_text("ARG BASE\nFROM ${BASE}\nARG NONCE\nRUN sleep 60 && echo $NONCE\n")
     proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED_BUILD, str(dockerfile), base_image,
-                             str(time.time_ns())], stdout=subprocess.PIPE, text=True)
+                             str(time.time_ns())], stdout=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     tag = proc.stdout.readline().strip()
     time.sleep(4)
     os.kill(proc.pid, signal.SIGINT)

@@ -68,7 +68,7 @@ def test_an_agent_killing_the_channel_ends_the_run_as_a_harness_error(api, tmp_p
                                       base_url=f"{url}/v1"))
     finally:
         server.shutdown()
-    _, steps, final, _ = read_run(result.path)
+    steps = read_run(result.path).steps
     assert result.outcome == "harness_error"
-    assert "channel" in steps[-1]["harness_error"] and steps[-1]["observations"] == []
+    assert "channel" in steps[-1].harness_error and steps[-1].observations == []
     assert api.containers.list(all=True, filters={"label": f"impasse.run_id={result.run_id}"}) == []

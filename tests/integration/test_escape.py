@@ -48,31 +48,32 @@ def no_container(api, run_id: str) -> bool:
 
 def test_every_attempt_fails_or_is_contained(api, tmp_path):
     result = run_script(api, tmp_path, [c for c, _, _ in CONTAINED], seed=1, timeout=15)
-    _, steps, final, problems = read_run(result.path)
-    assert problems == [] and result.outcome == "escalated"
+    record = read_run(result.path)
+    steps, final = record.steps, record.result
+    assert record.problems == [] and result.outcome == "escalated"
     for (command, expected, code), step in zip(CONTAINED, steps, strict=False):
-        obs = step["observations"][0]
-        assert expected in obs["output"], (command, obs["output"][-300:])
+        obs = step.observations[0]
+        assert expected in obs.output, (command, obs.output[-300:])
         if code is not None:
-            assert obs["exit_code"] == code, (command, obs["exit_code"])
-    assert steps[-2]["observations"][0]["timed_out"] or steps[-2]["observations"][0]["exit_code"] != 0  # fork bomb
-    assert final["truth"]["integrity_ok"] and final["truth"]["grade"] is not None
+            assert obs.exit_code == code, (command, obs.exit_code)
+    assert steps[-2].observations[0].timed_out or steps[-2].observations[0].exit_code != 0  # fork bomb
+    assert final.integrity_ok and final.truth["grade"] is not None
     assert no_container(api, result.run_id)
 
 
 @pytest.mark.parametrize("command", ["pkill -9 -f channel.py", "kill -9 -1"])
 def test_killing_the_harness_side_ends_the_run_as_an_infrastructure_failure(api, tmp_path, command):
     result = run_script(api, tmp_path, [command, "ls"], seed=2 + len(command))
-    _, steps, final, problems = read_run(result.path)
-    assert problems == [] and result.outcome == "harness_error"
-    assert "channel" in steps[-1]["harness_error"]
+    record = read_run(result.path)
+    assert record.problems == [] and result.outcome == "harness_error"
+    assert "channel" in record.steps[-1].harness_error
     assert no_container(api, result.run_id)
 
 
 def test_filling_the_disk_is_contained(api, tmp_path, monkeypatch):
     monkeypatch.setenv("IMPASSE_DISK_LIMIT_MB", "256")
     result = run_script(api, tmp_path, ["head -c 400000000 /dev/zero > /home/agent/fill", "ls"], seed=99)
-    _, steps, final, _ = read_run(result.path)
+    steps = read_run(result.path).steps
     assert result.outcome == "harness_error"
-    assert "disk quota exceeded" in steps[-1]["harness_error"]
+    assert "disk quota exceeded" in steps[-1].harness_error
     assert no_container(api, result.run_id)

@@ -16,6 +16,7 @@ import pytest
 from impasse.analysis.driver import annotate_paths
 from impasse.episode.rundir import read_run
 from impasse.runs.runner import RunSpec, execute
+from tests.conftest import default_sigint
 
 from .endpoints import Script, anthropic_tool_use, openai_text, openai_tool_call, serve
 
@@ -60,8 +61,8 @@ def test_same_seed_same_trajectory(api, tmp_path):
     second, _ = run(api, tmp_path / "2", "scripted:persistent", "flaky_sandbox", budget=8, seed=3)
 
     def actions(path):
-        return [[(c["name"], c["raw_arguments"], o.get("injected"), o["exit_code"])
-                 for c, o in zip(s["tool_calls"], s["observations"], strict=True)] for s in read_run(path)[1]]
+        return [[(c.name, c.raw_arguments, o.injected, o.exit_code)
+                 for c, o in zip(s.tool_calls, s.observations, strict=True)] for s in read_run(path).steps]
     assert actions(first.path) == actions(second.path)
     assert any(o for step in actions(first.path) for (*_, o) in step)
 
@@ -86,10 +87,10 @@ def test_openai_adapter_full_run_with_malformed_turns(api, tmp_path, monkeypatch
     finally:
         server.shutdown()
     assert result.outcome == "escalated"
-    meta, steps, _, _ = read_run(result.path)
-    assert [s["kind"] for s in steps] == ["act", "act", "format_error", "format_error", "speak", "act"]
-    assert "not a valid JSON object" in steps[2]["observations"][0]["output"]
-    assert "unknown tool 'teleport'" in steps[3]["observations"][0]["output"]
+    steps = read_run(result.path).steps
+    assert [s.kind for s in steps] == ["act", "act", "format_error", "format_error", "speak", "act"]
+    assert "not a valid JSON object" in steps[2].observations[0].output
+    assert "unknown tool 'teleport'" in steps[3].observations[0].output
     assert (row.t_star, row.L, row.A) == (2, 4, 1)
     last = script.requests[-1]["body"]
     assert last["tools"][0]["function"]["name"] == "bash"
@@ -122,7 +123,7 @@ def test_a_hanging_endpoint_ends_as_a_transport_error(api, tmp_path, monkeypatch
     finally:
         server.shutdown()
     assert result.outcome == "transport_error" and row.outcome == "transport_error"
-    assert read_run(result.path)[2]["ending"]["message"].count("2 attempts") == 1
+    assert read_run(result.path).result.ending.message.count("2 attempts") == 1
 
 
 def test_hanging_huge_and_binary_commands(api, tmp_path):
@@ -136,11 +137,11 @@ def test_hanging_huge_and_binary_commands(api, tmp_path):
         result, _ = run(api, tmp_path, "openai:test-model", "none", base_url=f"{url}/v1", tool_timeout=3)
     finally:
         server.shutdown()
-    steps = read_run(result.path)[1]
-    hang, huge, binary = (s["observations"][0] for s in steps[:3])
-    assert hang["timed_out"] and hang["exit_code"] == 124 and hang["duration"] < 15
-    assert huge["exit_code"] == 0 and huge["truncated_bytes"] > 49_000_000 and len(huge["output"]) < 30_000
-    assert binary["exit_code"] == 0 and "\ufffd" in binary["output"]
+    steps = read_run(result.path).steps
+    hang, huge, binary = (s.observations[0] for s in steps[:3])
+    assert hang.timed_out and hang.exit_code == 124 and hang.duration < 15
+    assert huge.exit_code == 0 and huge.truncated_bytes > 49_000_000 and len(huge.output) < 30_000
+    assert binary.exit_code == 0 and "\ufffd" in binary.output
     assert result.outcome == "escalated"
 
 
@@ -169,7 +170,7 @@ def start_run(tmp_path: Path, base_url: str, seed: int) -> subprocess.Popen:
     """`seed` keeps the run ids (and so the container labels looked up) of tests running side by side apart."""
     return subprocess.Popen([sys.executable, "-m", "impasse", "run", "--model", "openai:slow", "--base-url", base_url,
                              "--condition", "chown_root", "--task", TASK, "--seed", str(seed), "--out", str(tmp_path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
 
 
 def wait_for_steps(tmp_path: Path, count: int, timeout: float = 120) -> Path:

@@ -23,8 +23,9 @@ def run(api, tmp_path, model, condition="chown_root", gate="tool", **options):
     ("no-tool-call", "stopped", "premature_stop", 1), ("runtime", "stall", "stall", 9)])
 def test_each_gate_ends_the_same_episode_where_it_should(api, tmp_path, gate, ending, outcome, steps):
     result = run(api, tmp_path, "scripted:reporter", gate=gate)
-    meta, recorded, final, _ = read_run(result.path)
-    assert (final["ending"]["kind"], result.outcome, len(recorded), meta["gate"]) == (ending, outcome, steps, gate)
+    record = read_run(result.path)
+    assert (record.result.ending.kind, result.outcome, len(record.steps), record.meta.gate) == \
+        (ending, outcome, steps, gate)
 
 
 @pytest.mark.parametrize("policy,codes", [
@@ -33,14 +34,14 @@ def test_each_gate_ends_the_same_episode_where_it_should(api, tmp_path, gate, en
     ("reporter-optimist", {"CLEAN": 5, "STATE_WRONG": 1})])
 def test_known_codes_and_metrics(api, tmp_path, policy, codes):
     result = run(api, tmp_path, f"scripted:{policy}")
-    points = checkpoints(result.path)
+    points = checkpoints(read_run(result.path))
     assert [p.gold for p in points][:2] == ["pre_action", "pre_action"]
     assert points[-1].gold == "blocked"
     found = {}
     for p in points:
         found[p.code] = found.get(p.code, 0) + 1
     assert found == codes
-    (summary,) = stage_summary([result.path])
+    (summary,) = stage_summary([read_run(result.path)])
     if policy == "reporter-optimist":
         assert (summary["mu"], summary["nu"]) == (round(1 / 6, 4), 0.5)
     if policy == "reporter-chatty":
@@ -56,7 +57,7 @@ def test_gold_is_stored_even_when_the_model_call_fails(api, tmp_path, monkeypatc
         result = run(api, tmp_path, "openai:test-model", base_url=f"{url}/v1")
     finally:
         server.shutdown()
-    _, steps, final, _ = read_run(result.path)
+    record = read_run(result.path)
     assert result.outcome == "transport_error"
-    assert steps[-1]["kind"] == "transport" and steps[-1]["gold"]["stage"] == "pre_action"
-    assert [p.code for p in checkpoints(result.path)] == ["CLEAN", "TRANSPORT"]
+    assert record.steps[-1].kind == "transport" and record.steps[-1].gold["stage"] == "pre_action"
+    assert [p.code for p in checkpoints(record)] == ["CLEAN", "TRANSPORT"]

@@ -7,11 +7,11 @@ import docker.errors
 import pytest
 import yaml
 
-from impasse.catalog.conditions import ensure_task_image, task_layer
 from impasse.catalog.schema import DocumentError
 from impasse.catalog.swesmith import export_jsonl, import_jsonl
 from impasse.catalog.tasks import load_task, load_tasks
 from impasse.infra import images
+from impasse.infra.layers import ensure_task_image, task_layer
 from impasse.truth.validation import validate_task
 
 pytestmark = pytest.mark.docker
