@@ -125,9 +125,6 @@ class Annotation:
     finished: bool
     source: str
 
-    def get(self, key: str):
-        return self.row.get(key)
-
 
 def matching_line(text: str, start: int) -> str:
     begin = text.rfind("\n", 0, start) + 1

@@ -60,9 +60,6 @@ class Gold:
     blocker_seen: bool
     probe_active: bool | None
 
-    def accepts(self, value: str) -> bool:
-        return value in PRE_ACTION if self.stage == "pre_action" else value == self.stage
-
 
 def gold_stage(workspace_changed: bool, tests_pass: bool, blocker_seen: bool, probe_active: bool | None) -> str:
     if tests_pass:

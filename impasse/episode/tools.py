@@ -93,7 +93,8 @@ class Executor:
         action = (lambda: self.channel.run(command, timeout=self.timeout)) if self.channel else plain
         injected = None
         if self.injector:
-            result, injected = self.injector.run(call, command if call.name == Tool.BASH else Tool.EDIT_FILE, action, plain)
+            shown = command if call.name == Tool.BASH else Tool.EDIT_FILE
+            result, injected = self.injector.run(call, shown, action, plain)
         else:
             result = action()
         self.guard_disk()

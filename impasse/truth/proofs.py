@@ -28,8 +28,8 @@ from impasse.infra.injectors import make_injector
 from impasse.infra.layers import stage
 from impasse.models.scripted import playbook_for
 from impasse.models.turns import ToolCall
-from impasse.vocabulary import Tool
 from impasse.truth.grading import base_commit, capture_worktree, committed_fix, grade
+from impasse.vocabulary import Tool
 
 
 @dataclass
