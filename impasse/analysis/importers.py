@@ -21,17 +21,19 @@ import re
 from pathlib import Path
 
 from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.vocabulary import TERMINAL_TOOLS, Ending, Tool, ending_of
 
 FORMATS = ("impasse", "mini-swe-agent", "swe-agent", "atif")
 BASH_BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.S)
 RETURNCODE = re.compile(r"<returncode>(-?\d+)</returncode>")
 OUTPUT = re.compile(r"<output(?:_head|_tail)?>\n?(.*?)</output(?:_head|_tail)?>", re.S)
 COMPLETE_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
-MINI_ENDINGS = {"Submitted": "task_complete", "LimitsExceeded": "budget_exhausted",
-                "TimeExceeded": "budget_exhausted", "RepeatedFormatError": "harness_error"}
-SWE_AGENT_ENDINGS = {"submitted": "task_complete", "exit_forfeit": "escalate_to_human",
-                     "exit_cost": "budget_exhausted", "submitted (exit_cost)": "budget_exhausted",
-                     "exit_api": "transport_error"}
+MINI_ENDINGS = {"Submitted": Ending.TASK_COMPLETE, "LimitsExceeded": Ending.BUDGET_EXHAUSTED,
+                "TimeExceeded": Ending.BUDGET_EXHAUSTED, "RepeatedFormatError": Ending.HARNESS_ERROR}
+SWE_AGENT_ENDINGS = {"submitted": Ending.TASK_COMPLETE, "exit_forfeit": Ending.ESCALATE_TO_HUMAN,
+                     "exit_cost": Ending.BUDGET_EXHAUSTED, "submitted (exit_cost)": Ending.BUDGET_EXHAUSTED,
+                     "exit_api": Ending.TRANSPORT_ERROR}
+SWE_AGENT_TOOLS = {"submit": Tool.TASK_COMPLETE, "exit_forfeit": Tool.ESCALATE_TO_HUMAN}
 
 
 class ImportProblem(ValueError):
@@ -74,8 +76,8 @@ def parse_mini_observation(content: str) -> Obs | None:
 
 def bash_action(command: str) -> Action:
     if any(marker in command for marker in COMPLETE_MARKERS):
-        return Action("task_complete", command=command, message=command)
-    return Action("bash", command=command)
+        return Action(Tool.TASK_COMPLETE, command=command, message=command)
+    return Action(Tool.BASH, command=command)
 
 
 def text_of(content) -> str:
@@ -117,7 +119,7 @@ def from_mini(data, path: Path) -> NTrajectory:
     status = info.get("exit_status") or next((m.get("extra", {}).get("exit_status") for m in reversed(messages)
                                               if m.get("role") == "exit"), None)
     steps = mini_steps(messages)
-    ending = MINI_ENDINGS.get(status or "", "harness_error" if status else "unknown")
+    ending = MINI_ENDINGS.get(status or "", Ending.HARNESS_ERROR if status else Ending.UNKNOWN)
     return NTrajectory(run_id=path.name.split(".traj")[0], source="mini-swe-agent", path=str(path),
                        model=model_name(info), condition=None,
                        task=(data.get("instance_id") if isinstance(data, dict) else None) or path.stem,
@@ -136,18 +138,19 @@ def from_swe_agent(data: dict, path: Path) -> NTrajectory:
         if not action:
             continue
         first = action.split()[0]
-        kind = {"submit": "task_complete", "exit_forfeit": "escalate_to_human"}.get(first)
-        act = Action(kind, command=action, message=entry.get("thought", "")) if kind else Action("bash", command=action)
+        kind = SWE_AGENT_TOOLS.get(first)
+        act = Action(kind, command=action, message=entry.get("thought", "")) if kind \
+            else Action(Tool.BASH, command=action)
         steps.append(NStep(len(steps) + 1, entry.get("thought") or entry.get("response") or "", [act],
                            [Obs(str(entry.get("observation") or ""), None)]))
     status = (data.get("info") or {}).get("exit_status") or ""
-    ending = SWE_AGENT_ENDINGS.get(status, "harness_error" if status.startswith("exit_") else "unknown")
+    ending = SWE_AGENT_ENDINGS.get(status, Ending.HARNESS_ERROR if status.startswith("exit_") else Ending.UNKNOWN)
     return NTrajectory(run_id=path.name.split(".traj")[0], source="swe-agent", path=str(path),
                        model="unknown", condition=None, task=path.stem, steps=steps, ending=ending)
 
 
-ATIF_TOOLS = {"task_complete": "task_complete", "submit": "task_complete",
-              "escalate_to_human": "escalate_to_human"}
+ATIF_TOOLS = {Tool.TASK_COMPLETE: Tool.TASK_COMPLETE, "submit": Tool.TASK_COMPLETE,
+              Tool.ESCALATE_TO_HUMAN: Tool.ESCALATE_TO_HUMAN}
 
 
 def from_atif(data: dict, path: Path) -> NTrajectory:
@@ -163,11 +166,11 @@ def from_atif(data: dict, path: Path) -> NTrajectory:
             if name in ATIF_TOOLS:
                 message = arguments.get("summary") or arguments.get("reason") or ""
                 actions.append(Action(ATIF_TOOLS[name], message=str(message)))
-            elif name == "edit_file":
-                actions.append(Action("edit_file", path=str(arguments.get("path", "")),
+            elif name == Tool.EDIT_FILE:
+                actions.append(Action(Tool.EDIT_FILE, path=str(arguments.get("path", "")),
                                       content=str(arguments.get("new_str", ""))))
             else:
-                actions.append(Action("bash", command=str(arguments.get("command", json.dumps(arguments)))))
+                actions.append(Action(Tool.BASH, command=str(arguments.get("command", json.dumps(arguments)))))
             result = results.get(call.get("tool_call_id"))
             if result is not None:
                 extra = result.get("extra") or {}
@@ -176,7 +179,7 @@ def from_atif(data: dict, path: Path) -> NTrajectory:
         steps.append(NStep(len(steps) + 1, entry.get("message") or "", actions, observations))
     extra = (data.get("extra") or {}).get("impasse", {})
     last = [a.tool for s in steps[-1:] for a in s.actions]
-    ending = extra.get("ending") or next((t for t in last if t in ("task_complete", "escalate_to_human")), "unknown")
+    ending = ending_of(extra.get("ending") or next((t for t in last if t in TERMINAL_TOOLS), None))
     return NTrajectory(run_id=str(data.get("session_id") or path.stem), source="atif", path=str(path),
                        model=str((data.get("agent") or {}).get("model_name") or "unknown"),
                        condition=extra.get("condition"), task=str(extra.get("task") or path.stem),
