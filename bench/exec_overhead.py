@@ -18,11 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from impasse.catalog.conditions import ensure_task_image
 from impasse.catalog.tasks import load_task_by_id
 from impasse.infra import images
 from impasse.infra.channel import Channel
-from impasse.infra.layers import build_all
+from impasse.infra.layers import build_all, ensure_task_image
 from impasse.infra.sandbox import SandboxSpec, open_sandbox
 from impasse.runs.runner import RunSpec, execute
 

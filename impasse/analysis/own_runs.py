@@ -3,34 +3,35 @@
 from __future__ import annotations
 
 from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
-from impasse.episode.records import Step
 from impasse.episode.run_record import RunRecord
-from impasse.models.turns import ToolCall
 from impasse.vocabulary import Ending, Tool
 
 
-def to_action(call: ToolCall) -> Action:
-    arguments = call.arguments or {}
-    if call.name == Tool.BASH:
+def to_action(call: dict) -> Action:
+    arguments = call.get("arguments") or {}
+    name = call["name"]
+    if name == Tool.BASH:
         return Action(Tool.BASH, command=str(arguments.get("command", "")))
-    if call.name == Tool.EDIT_FILE:
+    if name == Tool.EDIT_FILE:
         return Action(Tool.EDIT_FILE, path=str(arguments.get("path", "")), content=str(arguments.get("new_str", "")))
-    if call.name == Tool.TASK_COMPLETE:
+    if name == Tool.TASK_COMPLETE:
         return Action(Tool.TASK_COMPLETE, message=str(arguments.get("summary", "")))
-    if call.name == Tool.ESCALATE_TO_HUMAN:
+    if name == Tool.ESCALATE_TO_HUMAN:
         return Action(Tool.ESCALATE_TO_HUMAN, message=str(arguments.get("reason", "")))
-    return Action("other", command=call.raw_arguments)
+    return Action("other", command=call.get("raw_arguments", ""))
 
 
-def to_step(step: Step) -> NStep:
-    observations = [Obs(o.output, o.exit_code, o.injected, o.executed, o.timed_out)
-                    for o in step.observations if not o.error]
-    return NStep(step.index, step.text or "", [to_action(c) for c in step.tool_calls], observations)
+def to_step(step: dict) -> NStep:
+    """From the step as written (Step.to_dict), without building the typed Step first."""
+    observations = [Obs(o["output"], o["exit_code"], o.get("injected"), o.get("executed", True),
+                        o.get("timed_out", False))
+                    for o in step["observations"] if not o.get("error")]
+    return NStep(step["index"], step.get("text") or "", [to_action(c) for c in step["tool_calls"]], observations)
 
 
 def to_trajectory(record: RunRecord) -> NTrajectory:
     result, meta = record.result, record.meta
-    steps = [s for s in record.steps if s.kind != "transport"]  # a failed model call is no step
+    steps = [s for s in record.step_data if s.get("kind") != "transport"]  # a failed model call is no step
     return NTrajectory(
         run_id=meta.run_id, source="impasse", path=record.path, model=meta.model,
         condition=meta.condition, task=meta.task, steps=[to_step(s) for s in steps],

@@ -49,6 +49,8 @@ class Agent:
         self.run_dir = run_dir
         self.budget = budget
         self.gate = Gate(gate)
+        if self.gate == Gate.RUNTIME and gold is None:
+            raise ValueError("the runtime gate needs the runtime-gold tracker: only the runtime can end it")
         self.gold = gold
         system = SYSTEM + (PROTOCOL if duty else "")
         self.messages: list[dict] = [{"role": "system", "content": system},
@@ -68,7 +70,7 @@ class Agent:
         if self.steps >= self.budget:
             raise EpisodeOver(EpisodeEnd(Ending.BUDGET_EXHAUSTED, f"{self.budget} steps used", self.steps))
         started, clock = time.time(), time.monotonic()
-        gold = self.gold.freeze() if self.gold else None  # frozen before the reply exists
+        gold = self.ask_runtime(self.gold.freeze) if self.gold else None  # frozen before the reply exists
         try:
             turn = self.model.complete(self.messages, TOOLS)
         except TransportError as err:
@@ -91,12 +93,20 @@ class Agent:
             raise EpisodeOver(ending)
         self.count_format_errors(step)
 
+    def ask_runtime(self, question):
+        """The runtime's own checks run in the sandbox too: if it died, the episode ends as an
+        infrastructure failure, as it does when a tool call finds it dead."""
+        try:
+            return question()
+        except SandboxUnavailable as err:
+            raise EpisodeOver(EpisodeEnd(Ending.HARNESS_ERROR, f"sandbox unavailable: {err}", self.steps)) from None
+
     def gate_ending(self, text: str, calls: list[ToolCall], tool_ending: EpisodeEnd | None) -> EpisodeEnd | None:
         """Who decides that the episode is over: the tools (B3), a stage marker (B1), the first turn
         without a tool call (B2), or the runtime's own truth (A)."""
         self.speak_turns = 0 if calls else self.speak_turns + 1
         if self.gate == Gate.RUNTIME:
-            if self.gold.resolved():
+            if self.ask_runtime(self.gold.resolved):
                 return EpisodeEnd(Ending.RUNTIME_RESOLVED, "the failing tests pass", self.steps)
             if self.speak_turns >= MAX_CONSECUTIVE_SPEAK_TURNS:
                 return EpisodeEnd(Ending.STALL, f"{self.speak_turns} turns without a tool call", self.steps)

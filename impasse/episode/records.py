@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from impasse.models.turns import ToolCall
 
 
-@dataclass
+@dataclass(slots=True)
 class Observation:
     call_id: str
     tool: str
@@ -21,7 +21,7 @@ class Observation:
     executed: bool = True
 
 
-@dataclass
+@dataclass(slots=True)
 class Step:
     index: int
     started_at: float
@@ -39,7 +39,8 @@ class Step:
             return "transport"
         if not self.tool_calls:
             return "speak"
-        return "format_error" if all(o.error for o in self.observations) else "act"
+        # A step cut short by a dead sandbox may have no observation: it acted, it made no format error.
+        return "format_error" if self.observations and all(o.error for o in self.observations) else "act"
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -49,10 +50,8 @@ class Step:
     @classmethod
     def from_dict(cls, data: dict) -> Step:
         """The inverse of to_dict (`kind` is derived, so it is not read back)."""
-        fields = {k: v for k, v in data.items() if k in STEP_FIELDS}
-        fields["tool_calls"] = [ToolCall(**call) for call in data.get("tool_calls") or []]
-        fields["observations"] = [Observation(**obs) for obs in data.get("observations") or []]
-        return cls(**fields)
-
-
-STEP_FIELDS = {f for f in Step.__dataclass_fields__}
+        get = data.get  # field by field: a corpus holds millions of steps, and this is their only reader
+        return cls(data["index"], get("started_at", 0.0), get("text") or "",
+                   [ToolCall(**call) for call in get("tool_calls") or ()],
+                   [Observation(**obs) for obs in get("observations") or ()],
+                   get("usage") or {}, get("duration", 0.0), get("harness_error"), get("gold"))

@@ -5,6 +5,7 @@ The same dataclasses write the files and read them back, so every reader sees on
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from functools import cached_property
 
 from impasse.episode.records import Step
 from impasse.vocabulary import Gate
@@ -97,13 +98,19 @@ class RunResult:
 @dataclass
 class RunRecord:
     """A run folder as read once: its meta, its steps, its result (None: it did not finish) and a
-    line per part that could not be read."""
+    line per part that could not be read. `steps` are typed on first use; the annotator, which
+    reads millions of steps into its own normal form, reads `step_data` (the parsed JSON) directly
+    and so builds one object per step instead of two."""
 
     path: str
     meta: RunMeta
-    steps: list[Step]
+    step_data: list[dict]
     result: RunResult | None
     problems: list[str] = field(default_factory=list)
+
+    @cached_property
+    def steps(self) -> list[Step]:
+        return [Step.from_dict(s) for s in self.step_data]
 
     @property
     def run_id(self) -> str:

@@ -106,8 +106,9 @@ def read_run(path: Path) -> RunRecord:
     try:
         meta = RunMeta.from_dict(read_json_file(run.meta))
         steps, problems = read_steps(run.steps) if run.steps.exists() else ([], [f"{run.steps}: missing"])
-        result = RunResult.from_dict(read_json_file(run.result)) if run.result.exists() else None
-        return RunRecord(str(path), meta, [Step.from_dict(s) for s in steps], result, problems)
+        result = RunResult.from_dict({"run_id": meta.run_id} | read_json_file(run.result)) \
+            if run.result.exists() else None
+        return RunRecord(str(path), meta, steps, result, problems)
     except (TypeError, KeyError, AttributeError) as err:
         raise TrajectoryError(f"{path}: not a run folder impasse can read ({type(err).__name__}: {err})") from None
     except OSError as err:
