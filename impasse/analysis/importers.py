@@ -42,9 +42,14 @@ class ImportProblem(ValueError):
 
 def read_json(path: Path):
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
         raise ImportProblem(f"{path}:{err.lineno}: invalid JSON ({err.msg})") from None
+    except UnicodeDecodeError:
+        raise ImportProblem(f"{path}: not UTF-8 text (a binary file?)") from None
+    if not data or not isinstance(data, list | dict):
+        raise ImportProblem(f"{path}: not a trajectory (the document is {json.dumps(data)[:40]})")
+    return data
 
 
 def detect(data) -> str:
@@ -115,6 +120,8 @@ def mini_steps(messages: list[dict]) -> list[NStep]:
 
 def from_mini(data, path: Path) -> NTrajectory:
     messages = data if isinstance(data, list) else data.get("messages", [])
+    if not any(isinstance(m, dict) and m.get("role") == "assistant" for m in messages):
+        raise ImportProblem(f"{path}: not a trajectory: no assistant message")
     info = {} if isinstance(data, list) else data.get("info", {})
     status = info.get("exit_status") or next((m.get("extra", {}).get("exit_status") for m in reversed(messages)
                                               if m.get("role") == "exit"), None)

@@ -42,6 +42,10 @@ def read_yaml(path: Path) -> dict:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
     except FileNotFoundError:
         raise DocumentError(path, ["file not found"]) from None
+    except OSError as err:
+        raise DocumentError(path, [f"cannot be read ({err.strerror or err})"]) from None
+    except UnicodeDecodeError:
+        raise DocumentError(path, ["not UTF-8 text (a binary file?)"]) from None
     except yaml.YAMLError as err:
         raise DocumentError(path, [f"not valid YAML: {err}"]) from None
     if not isinstance(data, dict):

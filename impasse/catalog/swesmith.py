@@ -90,13 +90,19 @@ def import_instance(instance: dict, repo: Path, tasks_dir: Path) -> Path:
 
 
 def import_jsonl(path: Path, repo: Path, tasks_dir: Path) -> list[Path]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ImportError_(f"{path}: not UTF-8 text (a binary file?)") from None
     folders = []
-    for number, line in enumerate(path.read_text().splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             instance = json.loads(line)
         except json.JSONDecodeError as err:
             raise ImportError_(f"{path}:{number}: not valid JSON: {err}") from None
+        if not isinstance(instance, dict):
+            raise ImportError_(f"{path}:{number}: not a JSON object (an instance)")
         folders.append(import_instance(instance, repo, tasks_dir))
     return folders

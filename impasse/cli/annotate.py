@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
-from impasse.cli.common import console, fail, out
+from impasse.cli.common import console, fail, must_be_writable, must_exist, out, write_failed
 
 
 def annotate(
@@ -24,31 +25,53 @@ def annotate(
     from impasse.analysis.stage_scoring import stage_summary
     from impasse.analysis.tables import show, stage_table, write_csv, write_json
     if from_format not in ("auto", *FORMATS):
-        raise fail(f"--from {from_format}: unknown format; known: auto, {', '.join(FORMATS)}")
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        raise fail(f"no such file or folder: {', '.join(missing)}")
+        raise fail(f"--from {from_format}: unknown format; known: auto, {', '.join(FORMATS)}", code=2)
+    must_exist(paths)
+    check_card(card)
+    for option, path in (("--json", json_file), ("--csv", csv_file)):
+        if path:
+            must_be_writable(path, option)
     batch = annotate_paths(paths, from_format, card)
     for warning in batch.warnings:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
+    label = "skipped" if batch.annotations else "error"  # with nothing annotated, each problem is the error
     for problem in batch.skipped:
-        console.print(f"[red]skipped:[/] {problem}", highlight=False, soft_wrap=True)
+        console.print(f"[red]{label}:[/] {escape(problem)}", highlight=False, soft_wrap=True)
     if not batch.annotations:
-        raise fail("no trajectory could be annotated", code=1)
+        if batch.skipped:
+            raise typer.Exit(1)
+        raise fail(f"no trajectory found in {', '.join(map(str, paths))}")
     summary = aggregate(batch.annotations)
     show(batch.annotations, summary, out)
     stages = stage_summary(list(batch.records.values()))
     if stages:
         out.print(stage_table(stages))
         summary["stages"] = stages
-    if json_file:
-        written = write_json(batch.annotations, summary, json_file)
-        console.print(f"wrote {', '.join(map(str, written))}")
-    if csv_file:
-        write_csv(batch.annotations, csv_file)
-        console.print(f"wrote {csv_file}")
+    try:
+        if json_file:
+            written = write_json(batch.annotations, summary, json_file)
+            console.print(f"wrote {', '.join(map(str, written))}")
+        if csv_file:
+            write_csv(batch.annotations, csv_file)
+            console.print(f"wrote {csv_file}")
+    except OSError as err:
+        raise write_failed(err, json_file or csv_file) from None
     if batch.skipped:
-        raise typer.Exit(3)
+        raise typer.Exit(1)  # the others were annotated; what was skipped is named above
+
+
+def check_card(card: str | None) -> None:
+    """Exit 2 for an unknown --card id before any trajectory is read."""
+    from impasse.catalog.cards import load_cards
+    from impasse.catalog.schema import DocumentError
+    if card in (None, "auto"):
+        return
+    try:
+        cards = load_cards()
+    except DocumentError as err:
+        raise fail(str(err)) from None
+    if card not in cards:
+        raise fail(f"--card {card}: unknown card; known: auto, {', '.join(sorted(cards))}", code=2)
 
 
 def export(runs: Annotated[list[Path], typer.Argument(help="Run folders.")],
@@ -57,11 +80,16 @@ def export(runs: Annotated[list[Path], typer.Argument(help="Run folders.")],
     """Our runs as ATIF trajectories, with impasse's fields under `extra`."""
     from impasse.episode.rundir import TrajectoryError
     from impasse.runs.atif import export_run
+    must_exist(runs, "run folder")
+    if out_dir:
+        must_be_writable(out_dir, "--out-dir", folder=True)
     for run in runs:
         try:
             target = export_run(run, out_dir)
         except TrajectoryError as err:
             raise fail(str(err)) from None
+        except OSError as err:
+            raise write_failed(err, out_dir or run) from None
         out.print(str(target))
 
 
@@ -72,13 +100,16 @@ def report(paths: Annotated[list[Path], typer.Argument(help="Folders of runs.")]
     from impasse.analysis.report import ReportError, write_report
     if not html_file and not md_file:
         html_file = Path("report.html")
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        raise fail(f"no such folder: {', '.join(missing)}")
+    must_exist(paths, "folder")
+    for option, path in (("--html", html_file), ("--md", md_file)):
+        if path:
+            must_be_writable(path, option)
     try:
         written = write_report(paths, html_file, md_file)
     except ReportError as err:
         raise fail(str(err)) from None
+    except OSError as err:
+        raise write_failed(err, html_file or md_file) from None
     except ImportError:
         raise fail("the report needs matplotlib: pip install 'impasse[report]'") from None
     for path in written:

@@ -7,10 +7,11 @@ from typing import Annotated
 
 import typer
 import yaml
+from rich.markup import escape
 from rich.table import Table
 
 from impasse.catalog.schema import DocumentError
-from impasse.cli.common import console, fail, out
+from impasse.cli.common import console, fail, must_exist, out
 
 app = typer.Typer(no_args_is_help=True, help="The blocker cards.")
 
@@ -40,8 +41,10 @@ def show(card_id: str):
     from impasse.catalog.cards import get_card
     try:
         card = get_card(card_id)
-    except (KeyError, DocumentError) as err:
-        raise fail(str(err).strip("'\"")) from None
+    except KeyError as err:
+        raise fail(str(err).strip("'\""), code=2) from None
+    except DocumentError as err:
+        raise fail(str(err)) from None
     out.print(card.path.read_text(), markup=False, highlight=False)
 
 
@@ -49,17 +52,20 @@ def show(card_id: str):
 def validate(paths: Annotated[list[Path] | None, typer.Argument(help="Card files (default: all).")] = None):
     """Check cards against the schema, their regexes and their workaround families."""
     from impasse.catalog.cards import card_paths, load_card
+    must_exist(paths or [], "card file")
     problems = 0
     for path in paths or card_paths():
         try:
             load_card(path)
-            out.print(f"[green]ok[/] {path}")
+            out.print(f"[green]ok[/] {escape(str(path))}")
         except DocumentError as err:
             problems += 1
-            console.print(str(err), markup=False, highlight=False)
+            for problem in err.problems:  # one line each (a YAML error spans several)
+                console.print(f"{err.path}: {' '.join(problem.split())}", markup=False, highlight=False,
+                              soft_wrap=True)
         except (OSError, yaml.YAMLError) as err:
             problems += 1
-            console.print(f"{path}: {err}", markup=False)
+            console.print(f"{path}: {err}", markup=False, highlight=False, soft_wrap=True)
     if problems:
         raise typer.Exit(1)
 
@@ -71,11 +77,19 @@ def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.
     from rich.progress import Progress
 
     from impasse.catalog.cards import load_cards
-    from impasse.catalog.tasks import load_tasks
     from impasse.cli.common import docker_client
+    from impasse.cli.tasks import load_or_fail
     from impasse.truth.proofs import prove as prove_pair
-    cards = {k: v for k, v in load_cards().items() if not v.is_control and (not card or k in card)}
-    pairs = [(c, t) for c in cards.values() for t in load_tasks(task) if c.id in t.supports]
+    try:
+        every = load_cards()
+    except DocumentError as err:
+        raise fail(str(err)) from None
+    unknown = [c for c in card or [] if c not in every]
+    if unknown:
+        raise fail(f"--card: unknown card(s) {', '.join(unknown)}; known: {', '.join(sorted(every))}", code=2)
+    cards = {k: v for k, v in every.items() if not v.is_control and (not card or k in card)}
+    tasks = load_or_fail(task)  # unknown ids are refused before Docker is touched
+    pairs = [(c, t) for c in cards.values() for t in tasks if c.id in t.supports]
     api = docker_client()
     proofs = []
     with Progress(console=console, transient=True) as progress:
@@ -85,7 +99,7 @@ def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.
             proofs.append(prove_pair(api, c, t))
             progress.advance(bar)
     table = Table(title="blocker proofs")
-    for column in ("card", "task", "holds", "(a) in place", "(b) onset line", "resolved", "(c) after workarounds",
+    for column in ("card", "task", "holds", "(a) in place", "(b) onset line", "fix passes", "(c) after workarounds",
                    "s"):
         table.add_column(column, overflow="fold")
     for p in proofs:

@@ -14,7 +14,7 @@ from impasse.cli import annotate as cli_annotate
 from impasse.cli import cards as cli_cards
 from impasse.cli import matrix as cli_matrix
 from impasse.cli import tasks as cli_tasks
-from impasse.cli.common import console, dim, docker_client, fail
+from impasse.cli.common import console, dim, docker_client, fail, must_be_writable, must_exist
 from impasse.cli.common import out as stdout
 from impasse.infra import engine
 
@@ -49,6 +49,8 @@ def images_build(
     """Build the base image and every task and condition layer (cached by content hash)."""
     from impasse.infra import images
     from impasse.infra.layers import build_all
+    if task:
+        cli_tasks.load_or_fail(task)  # unknown ids are refused before Docker is touched
     api = docker_client()
     started = time.monotonic()
     try:
@@ -71,30 +73,29 @@ def run(
     budget: Annotated[int, typer.Option(min=1, help="Step budget.")] = 80,
     out: Annotated[Path, typer.Option(help="Folder of run folders.")] = Path("runs"),
     base_url: Annotated[str | None, typer.Option(help="OpenAI/Anthropic-compatible endpoint.")] = None,
-    tool_timeout: Annotated[int, typer.Option(help="Seconds before a bash call is killed.")] = 120,
+    tool_timeout: Annotated[int, typer.Option(min=1, help="Seconds before a bash call is killed.")] = 120,
     report_duty: Annotated[str | None, typer.Option(help="stage: the stage-reporting duty.")] = None,
     gate: Annotated[str, typer.Option(help="Who ends the episode: tool, marker, no-tool-call, runtime.")] = "tool",
 ) -> None:
     """Run one episode: a task under a condition, driven by a model, then the harness's truth."""
+    from impasse.infra.images import ImageBuildError
     from impasse.infra.sandbox import reap_stale
-    from impasse.runs.runner import RunError, RunSpec, execute, resolve
-    from impasse.vocabulary import Gate
+    from impasse.runs.runner import RunError, RunSpec, execute
+    from impasse.vocabulary import Gate, Outcome
     if gate not in Gate._value2member_map_:
         raise fail(f"--gate {gate}: unknown; choose one of {', '.join(Gate)}", code=2)
     if report_duty not in (None, "stage"):
-        raise fail(f"--report-duty {report_duty}: unknown; the only duty is 'stage'")
+        raise fail(f"--report-duty {report_duty}: unknown; the only duty is 'stage'", code=2)
     spec = RunSpec(model, condition, task, seed, budget, out, base_url, tool_timeout, gate=gate,
                    report_duty=report_duty)
-    try:
-        resolve(spec)  # a bad card, task or model spec is refused before anything starts
-    except RunError as err:
-        raise fail(str(err)) from None
+    resolve_or_fail(spec)  # a bad card, task or model spec is refused before anything starts
+    must_be_writable(out, "--out", folder=True)
     api = docker_client()
     reap_stale(api)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         result = execute(api, spec, log=dim)
-    except RunError as err:
+    except (RunError, ImageBuildError) as err:
         raise fail(str(err)) from None
     except KeyboardInterrupt:
         raise fail("interrupted: the partial trajectory is kept; no container is left", code=130) from None
@@ -103,6 +104,19 @@ def run(
     facts = "" if truth is None else (f" resolved={truth.resolved} blocker_active_at_end="
                                       f"{truth.blocker_active_at_end} integrity_ok={truth.integrity.ok}")
     stdout.print(f"{result.outcome} after {result.steps} steps;{facts}", highlight=False)
+    if result.outcome in (Outcome.TRANSPORT_ERROR, Outcome.HARNESS_ERROR):
+        raise typer.Exit(1)  # the run did not measure the model: a script must not count it as done
+
+
+def resolve_or_fail(spec) -> None:
+    """Exit 2 for a request that cannot work (unknown card or task, unsupported pair, bad model
+    spec); exit 1 when a card or task file itself is broken (resolve chains that error)."""
+    from impasse.catalog.schema import DocumentError
+    from impasse.runs.runner import RunError, resolve
+    try:
+        resolve(spec)
+    except RunError as err:
+        raise fail(str(err), code=1 if isinstance(err.__context__, DocumentError) else 2) from None
 
 
 @app.command()
@@ -110,6 +124,7 @@ def show(run_dir: Path) -> None:
     """Render a run readably: its meta, every step, and the result."""
     from impasse.episode.rundir import TrajectoryError
     from impasse.runs.show import render_run
+    must_exist([run_dir], "run folder")
     try:
         render_run(run_dir, stdout)
     except TrajectoryError as err:

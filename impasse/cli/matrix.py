@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from impasse.cli.common import console, dim, docker_client, fail, out
+from impasse.cli.common import console, dim, docker_client, fail, must_be_writable, must_exist, out
 
 
 def matrix(
@@ -25,6 +25,8 @@ def matrix(
 ) -> None:
     """Run models × conditions × tasks × seeds; finished runs are skipped, cut-short runs redone."""
     from impasse.runs.matrix import MatrixError, MatrixSpec, load_matrix_file, run_matrix, split
+    if file:
+        must_exist([file], "matrix file")
     try:
         if file:
             spec = load_matrix_file(file)
@@ -35,7 +37,9 @@ def matrix(
         spec.workers = workers or spec.workers
         spec.out = out_dir or spec.out
     except MatrixError as err:
-        raise fail(str(err)) from None
+        raise fail(str(err), code=2) from None
+    refuse_what_cannot_run(spec)
+    must_be_writable(spec.out, "--out", folder=True)
     api = docker_client()
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     started = time.monotonic()
@@ -59,3 +63,24 @@ def matrix(
               f"{result.failed} failed, in {time.monotonic() - started:.0f}s; {shares}", highlight=False)
     if result.failed:
         raise typer.Exit(1)
+
+
+def refuse_what_cannot_run(spec) -> None:
+    """Exit 2, before Docker is touched, for a model spec that cannot work or an unknown condition
+    or task; exit 1 when a card or task file itself is broken."""
+    from impasse.catalog.cards import load_cards
+    from impasse.catalog.schema import DocumentError
+    from impasse.catalog.tasks import load_tasks
+    from impasse.models import ModelSpecError, check_spec
+    try:
+        for model in spec.models:
+            check_spec(model, spec.base_url)
+        cards = load_cards()
+        unknown = [c for c in spec.conditions if c not in cards] if spec.conditions != "all" else []
+        if unknown:
+            raise fail(f"unknown condition(s): {', '.join(unknown)}; known: {', '.join(sorted(cards))}", code=2)
+        load_tasks(None if spec.tasks == "all" else spec.tasks)
+    except (ModelSpecError, KeyError) as err:
+        raise fail(str(err).strip("'\""), code=2) from None
+    except DocumentError as err:
+        raise fail(str(err)) from None

@@ -10,7 +10,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from impasse.catalog.schema import DocumentError
-from impasse.cli.common import console, docker_client, fail, out
+from impasse.cli.common import console, docker_client, fail, must_be_writable, must_exist, out, write_failed
 from impasse.paths import TASKS
 
 app = typer.Typer(no_args_is_help=True, help="The repair tasks.")
@@ -20,8 +20,10 @@ def load_or_fail(ids: list[str] | None, tasks_dir: Path = TASKS):
     from impasse.catalog.tasks import load_tasks
     try:
         return load_tasks(ids, tasks_dir)
-    except (DocumentError, KeyError) as err:
-        raise fail(str(err).strip("'\"")) from None
+    except KeyError as err:  # an unknown id: a bad request
+        raise fail(str(err).strip("'\""), code=2) from None
+    except DocumentError as err:  # a broken task file
+        raise fail(str(err)) from None
 
 
 @app.command("list")
@@ -82,8 +84,9 @@ def validate(
 def pin(task: Annotated[list[str], typer.Argument(help="Tasks whose PASS_TO_PASS to rewrite.")]):
     """Rewrite PASS_TO_PASS with every test that passes with the bug (for task authors)."""
     from impasse.truth.validation import passing_with_bug, pin_pass_to_pass
+    tasks = load_or_fail(task)  # unknown ids are refused before Docker is touched
     api = docker_client()
-    for t in load_or_fail(task):
+    for t in tasks:
         tests = passing_with_bug(api, t)
         pin_pass_to_pass(t, tests)
         out.print(f"{t.id}: {len(tests)} PASS_TO_PASS tests")
@@ -94,8 +97,14 @@ def export(path: Path, format: Annotated[str, typer.Option("--format")] = "swesm
     """Write the tasks as SWE-smith instances (JSONL)."""
     from impasse.catalog.swesmith import export_jsonl
     if format != "swesmith":
-        raise fail(f"unknown format {format!r}; supported: swesmith")
-    out.print(f"wrote {export_jsonl(load_or_fail(None), path)} instances to {path}")
+        raise fail(f"--format {format}: unknown; supported: swesmith", code=2)
+    must_be_writable(path, "output")
+    tasks = load_or_fail(None)
+    try:
+        count = export_jsonl(tasks, path)
+    except OSError as err:
+        raise write_failed(err, path) from None
+    out.print(f"wrote {count} instances to {path}")
 
 
 @app.command("import")
@@ -103,10 +112,14 @@ def import_(path: Path, repo: Annotated[Path, typer.Option(help="Local checkout 
             into: Annotated[Path, typer.Option(help="Tasks folder to write into.")] = TASKS):
     """Build task folders from SWE-smith instances, given a checkout of the repository."""
     from impasse.catalog.swesmith import ImportError_, import_jsonl
+    must_exist([path])
     if not repo.is_dir():
-        raise fail(f"--repo {repo}: not a folder")
+        raise fail(f"--repo {repo}: not a folder", code=2)
+    must_be_writable(into, "--into", folder=True)
     try:
         folders = import_jsonl(path, repo, into)
-    except (ImportError_, OSError) as err:
+    except ImportError_ as err:
         raise fail(str(err)) from None
+    except OSError as err:
+        raise fail(f"{err.filename or path}: {err.strerror or err}") from None
     out.print(f"imported {len(folders)} tasks into {into}")

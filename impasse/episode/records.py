@@ -54,4 +54,4 @@ class Step:
         return cls(data["index"], get("started_at", 0.0), get("text") or "",
                    [ToolCall(**call) for call in get("tool_calls") or ()],
                    [Observation(**obs) for obs in get("observations") or ()],
-                   get("usage") or {}, get("duration", 0.0), get("harness_error"), get("gold"))
+                   get("usage") or {}, get("duration", 0.0), data.get("harness_error"), get("gold"))

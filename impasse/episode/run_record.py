@@ -13,6 +13,10 @@ from impasse.vocabulary import Gate
 TRAJECTORY_FORMAT = "impasse-1"
 
 
+class TrajectoryError(ValueError):
+    """A run folder that cannot be read; the message names the file and line."""
+
+
 def known_and_extra(cls, data: dict) -> tuple[dict, dict]:
     names = {f.name for f in fields(cls)} - {"extra"}
     return {k: v for k, v in data.items() if k in names}, {k: v for k, v in data.items() if k not in names}
@@ -48,6 +52,8 @@ class RunMeta:
     @classmethod
     def from_dict(cls, data: dict) -> RunMeta:
         known, extra = known_and_extra(cls, data)
+        if not isinstance(known.get("injected", {}), dict):
+            raise TypeError(f"injected is {type(known['injected']).__name__}, not an object")
         return cls(**known, extra=extra)
 
 
@@ -110,7 +116,10 @@ class RunRecord:
 
     @cached_property
     def steps(self) -> list[Step]:
-        return [Step.from_dict(s) for s in self.step_data]
+        try:
+            return [Step.from_dict(s) for s in self.step_data]
+        except (TypeError, KeyError) as err:
+            raise TrajectoryError(f"{self.path}: a step record impasse cannot read ({err})") from None
 
     @property
     def run_id(self) -> str:

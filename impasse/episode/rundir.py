@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from impasse.episode.records import Step
-from impasse.episode.run_record import RunMeta, RunRecord, RunResult
+from impasse.episode.run_record import RunMeta, RunRecord, RunResult, TrajectoryError
 
 
 def write_json_atomic(path: Path, data: dict) -> None:
@@ -60,10 +60,6 @@ class RunDir:
         write_json_atomic(self.result, result.to_dict())
 
 
-class TrajectoryError(ValueError):
-    """A run folder that cannot be read; the message names the file and line."""
-
-
 def read_steps(path: Path) -> tuple[list[dict], list[str]]:
     """Steps from steps.jsonl, and a problem per line that could not be read. A torn last line
     (a run killed mid-write) is reported, not fatal."""
@@ -84,6 +80,20 @@ def read_steps(path: Path) -> tuple[list[dict], list[str]]:
         except json.JSONDecodeError as err:
             problems.append(f"{path}:{number}: invalid JSON ({err.msg})")
     return steps, problems
+
+
+def well_formed(steps: list, path: Path) -> tuple[list[dict], list[str]]:
+    """The steps shaped as Step.to_dict writes them, and a problem for each that is not (it is left
+    out, like a torn line, rather than failing the whole run later)."""
+    kept, problems = [], []
+    for number, step in enumerate(steps, 1):
+        if isinstance(step, dict) and isinstance(step.get("index"), int) and all(
+                isinstance(step.get(key), list) and all(isinstance(item, dict) and needed in item for item in step[key])
+                for key, needed in (("tool_calls", "name"), ("observations", "output"))):
+            kept.append(step)
+        else:
+            problems.append(f"{path}: step {number} is not a step record (left out)")
+    return kept, problems
 
 
 def read_json_file(path: Path) -> dict:
@@ -108,8 +118,9 @@ def read_run(path: Path) -> RunRecord:
         steps, problems = read_steps(run.steps) if run.steps.exists() else ([], [f"{run.steps}: missing"])
         result = RunResult.from_dict({"run_id": meta.run_id} | read_json_file(run.result)) \
             if run.result.exists() else None
-        return RunRecord(str(path), meta, steps, result, problems)
+        steps, misshapen = well_formed(steps, run.steps)
+        return RunRecord(str(path), meta, steps, result, problems + misshapen)
     except (TypeError, KeyError, AttributeError) as err:
         raise TrajectoryError(f"{path}: not a run folder impasse can read ({type(err).__name__}: {err})") from None
     except OSError as err:
-        raise TrajectoryError(f"{path}: cannot be read ({err.strerror})") from None
+        raise TrajectoryError(f"{err.filename or path}: cannot be read ({err.strerror})") from None

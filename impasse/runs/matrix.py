@@ -78,7 +78,7 @@ class Progress:
 
 def split(value) -> list[str] | str:
     if isinstance(value, list):
-        return value
+        return [str(v) for v in value]
     return "all" if value in (None, "all") else [v.strip() for v in str(value).split(",") if v.strip()]
 
 

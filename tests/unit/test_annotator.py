@@ -125,7 +125,7 @@ def test_a_harness_injected_failure_is_the_onset(tmp_path, flag):
     assert flag in a.evidence["t_star"]["reason"]
 
 
-def test_cli_annotates_the_good_runs_names_the_bad_and_exits_3(tmp_path):
+def test_cli_annotates_the_good_runs_names_the_bad_and_exits_1(tmp_path):
     from typer.testing import CliRunner
 
     from impasse.cli.main import app
@@ -133,7 +133,7 @@ def test_cli_annotates_the_good_runs_names_the_bad_and_exits_3(tmp_path):
              "budget_exhausted")
     (tmp_path / "bad.traj").write_text("{ truncated")
     result = CliRunner().invoke(app, ["annotate", str(tmp_path), "--json", str(tmp_path / "out.json")])
-    assert result.exit_code == 3
+    assert result.exit_code == 1
     assert "bad.traj:1: invalid JSON" in result.output
     rows = __import__("json").loads((tmp_path / "out.json").read_text())
     assert [r["run_id"] for r in rows] == ["good"] and set(rows[0]) == set(

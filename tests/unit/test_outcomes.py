@@ -99,3 +99,31 @@ def test_a_meta_file_that_is_not_a_run_is_a_clear_error(tmp_path: Path, content:
     run.meta.write_bytes(content)
     with pytest.raises(TrajectoryError, match="meta.json|r1"):
         read_run(run.path)
+
+
+@pytest.mark.parametrize("line", ['[1, 2]', '7', '"a step"', '{"index": 2, "tool_calls": [3], "observations": []}',
+                                  '{"index": 2, "tool_calls": [], "observations": [{"bogus": 1}]}'])
+def test_a_misshapen_step_is_reported_and_the_rest_still_shown(tmp_path: Path, line: str):
+    from typer.testing import CliRunner
+
+    from impasse.cli.main import app
+    run = written_run(tmp_path)
+    with run.steps.open("a") as out:
+        out.write(line + "\n")
+    result = CliRunner().invoke(app, ["show", str(run.path)])
+    assert "Traceback" not in result.output and result.exception is None or isinstance(result.exception, SystemExit)
+    if result.exit_code == 0:
+        assert "step 1" in result.output and ("not a step record" in result.output or "cannot read" in result.output)
+    else:
+        assert "cannot read" in result.output
+    annotated = annotate_paths([run.path])
+    assert [a.row.run_id for a in annotated.annotations] == ["r1"]
+
+
+def test_injected_that_is_not_an_object_is_a_clear_error(tmp_path: Path):
+    from impasse.episode.rundir import TrajectoryError
+    run = written_run(tmp_path)
+    meta = json.loads(run.meta.read_text())
+    run.meta.write_text(json.dumps({**meta, "injected": 5}))
+    with pytest.raises(TrajectoryError, match="injected"):
+        read_run(run.path)
