@@ -10,15 +10,22 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from impasse import defaults
 from impasse.cli.common import console, dim, docker_client, fail, must_be_writable, must_exist, out
+from impasse.vocabulary import Duty, Gate
 
 
 def matrix(
     models: Annotated[str | None, typer.Option(help="Comma-separated model specs.")] = None,
     conditions: Annotated[str, typer.Option(help="all, or comma-separated card ids (none is always added).")] = "all",
     tasks: Annotated[str, typer.Option(help="all, or comma-separated task ids.")] = "all",
-    seeds: Annotated[int, typer.Option(min=1)] = 1,
-    budget: Annotated[int, typer.Option(min=1)] = 80,
+    seeds: Annotated[int, typer.Option(min=1)] = defaults.SEEDS,
+    budget: Annotated[int, typer.Option(min=1, help="Step budget of each run.")] = defaults.BUDGET,
+    gate: Annotated[Gate, typer.Option(help="Who ends each episode.")] = Gate.TOOL,
+    report_duty: Annotated[Duty | None, typer.Option(help="stage: the stage-reporting duty.")] = None,
+    tool_timeout: Annotated[int, typer.Option(min=1, help="Seconds before a tool call is killed.")] =
+        defaults.TOOL_TIMEOUT,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI/Anthropic-compatible endpoint.")] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="Parallel episodes (default 2; overrides --file).")] = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Run folder (default runs/; overrides --file).")] = None,
     file: Annotated[Path | None, typer.Option(help="A matrix YAML file (see harness/matrix.yaml).")] = None,
@@ -31,7 +38,8 @@ def matrix(
         if file:
             spec = load_matrix_file(file)
         elif models:
-            spec = MatrixSpec(split(models), split(conditions), split(tasks), seeds, budget)
+            spec = MatrixSpec(split(models), split(conditions), split(tasks), seeds=seeds, budget=budget, gate=gate,
+                              report_duty=report_duty, tool_timeout=tool_timeout, base_url=base_url)
         else:
             raise MatrixError("give --models (or --file)")
         spec.workers = workers or spec.workers
