@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.episode.rundir import parse_json_file
 from impasse.vocabulary import TERMINAL_TOOLS, Ending, Tool, ending_of
 
 FORMATS = ("impasse", "mini-swe-agent", "swe-agent", "atif")
@@ -41,12 +42,7 @@ class ImportProblem(ValueError):
 
 
 def read_json(path: Path):
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise ImportProblem(f"{path}:{err.lineno}: invalid JSON ({err.msg})") from None
-    except UnicodeDecodeError:
-        raise ImportProblem(f"{path}: not UTF-8 text (a binary file?)") from None
+    data = parse_json_file(path, ImportProblem)
     if not data or not isinstance(data, list | dict):
         raise ImportProblem(f"{path}: not a trajectory (the document is {json.dumps(data)[:40]})")
     return data
