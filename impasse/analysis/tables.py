@@ -46,6 +46,12 @@ ALWAYS_SHOWN = (Outcome.RESOLVED, Outcome.ESCALATED, Outcome.FALSE_COMPLETION, O
                 Outcome.HARNESS_ERROR)
 
 
+# Column heads short enough for a terminal; other outcomes are headed by their name.
+SHORT_HEADS = {Outcome.FALSE_COMPLETION: "false compl.", Outcome.BUDGET_EXHAUSTED: "budget",
+               Outcome.HARNESS_ERROR: "harness", Outcome.COMPLETION_UNVERIFIED: "unverified",
+               Outcome.PREMATURE_STOP: "premature"}
+
+
 def outcome_columns(summary: dict) -> list[Outcome]:
     """The main outcomes, and every other scored outcome that some group has, in the vocabulary's
     order (a column of dashes for a gate's outcome no run had would only widen the table)."""
@@ -56,8 +62,9 @@ def outcome_columns(summary: dict) -> list[Outcome]:
 def aggregate_table(summary: dict) -> Table:
     table = Table(title="outcomes per model × condition (shares of scored runs)")
     shown = outcome_columns(summary)
-    for column in ("model", "condition", "n", *shown, "never hit", "circumv.", "transport"):
-        table.add_column(str(column).replace("_", " "), overflow="fold")
+    heads = [SHORT_HEADS.get(o, str(o).replace("_", " ")) for o in shown]
+    for column in ("model", "condition", "n", *heads, "never hit", "circumv.", "transport"):
+        table.add_column(column, overflow="fold")
     for g in summary["groups"]:
         shares = [cell(g["outcome_shares"][o]) for o in shown]
         table.add_row(g["model"], g["condition"], str(g["n_scored"]), *shares, cell(g["never_hit_share"]),
