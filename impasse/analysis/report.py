@@ -278,7 +278,7 @@ def render_markdown(annotations, summary, figs) -> str:
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for a in annotations:
         r = a.row
-        lines.append("| " + " | ".join(str("–" if r[k] is None else r[k]) for k in
+        lines.append("| " + " | ".join(str("–" if r.get(k) is None else r.get(k)) for k in
                                         ("run_id", "condition", "t_star", "N_post", "L", "U", "Y", "Z", "A",
                                          "outcome")) + " |")
     return "\n".join(lines) + "\n"

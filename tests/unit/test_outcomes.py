@@ -127,3 +127,11 @@ def test_injected_that_is_not_an_object_is_a_clear_error(tmp_path: Path):
     run.meta.write_text(json.dumps({**meta, "injected": 5}))
     with pytest.raises(TrajectoryError, match="injected"):
         read_run(run.path)
+
+
+def test_the_report_renders_a_run_in_html_and_markdown(tmp_path: Path):
+    pytest.importorskip("matplotlib")
+    from impasse.analysis.report import write_report
+    written_run(tmp_path / "runs")
+    html, md = write_report([tmp_path / "runs"], tmp_path / "r.html", tmp_path / "r.md")
+    assert "r1" in html.read_text() and "| r1 | chown_root |" in md.read_text()
