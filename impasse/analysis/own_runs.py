@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
-from impasse.episode.run_record import RunRecord
+from impasse.episode.run_record import MISSHAPEN, RunRecord, not_a_step
 from impasse.vocabulary import Ending, Tool
 
 
@@ -23,6 +23,8 @@ def to_action(call: dict) -> Action:
 
 def to_step(step: dict) -> NStep:
     """From the step as written (Step.to_dict), without building the typed Step first."""
+    if type(step["index"]) is not int:
+        raise TypeError(f"step index {step['index']!r}")
     observations = [Obs(o["output"], o["exit_code"], o.get("injected"), o.get("executed", True),
                         o.get("timed_out", False))
                     for o in step["observations"] if not o.get("error")]
@@ -31,10 +33,16 @@ def to_step(step: dict) -> NStep:
 
 def to_trajectory(record: RunRecord) -> NTrajectory:
     result, meta = record.result, record.meta
-    steps = [s for s in record.step_data if s.get("kind") != "transport"]  # a failed model call is no step
+    steps = []
+    for number, data in enumerate(record.step_data, 1):
+        try:
+            if data.get("kind") != "transport":  # a failed model call is no step
+                steps.append(to_step(data))
+        except MISSHAPEN:
+            record.problems.append(not_a_step(record.path, number))
     return NTrajectory(
         run_id=meta.run_id, source="impasse", path=record.path, model=meta.model,
-        condition=meta.condition, task=meta.task, steps=[to_step(s) for s in steps],
+        condition=meta.condition, task=meta.task, steps=steps,
         ending=result.ending.kind if result else Ending.UNKNOWN, outcome=result.outcome if result else None,
         resolved=result.resolved if result else None,
         blocker_active_at_end=result.blocker_active_at_end if result else None,

@@ -51,6 +51,8 @@ class Step:
     def from_dict(cls, data: dict) -> Step:
         """The inverse of to_dict (`kind` is derived, so it is not read back)."""
         get = data.get  # field by field: a corpus holds millions of steps, and this is their only reader
+        if type(data["index"]) is not int:
+            raise TypeError(f"step index {data['index']!r}")
         return cls(data["index"], get("started_at", 0.0), get("text") or "",
                    [ToolCall(**call) for call in get("tool_calls") or ()],
                    [Observation(**obs) for obs in get("observations") or ()],

@@ -116,10 +116,15 @@ class RunRecord:
 
     @cached_property
     def steps(self) -> list[Step]:
-        try:
-            return [Step.from_dict(s) for s in self.step_data]
-        except (TypeError, KeyError) as err:
-            raise TrajectoryError(f"{self.path}: a step record impasse cannot read ({err})") from None
+        """The typed steps; a line that is not a step record is left out and named in `problems`,
+        as a torn line is."""
+        typed = []
+        for number, data in enumerate(self.step_data, 1):
+            try:
+                typed.append(Step.from_dict(data))
+            except MISSHAPEN:
+                self.problems.append(not_a_step(self.path, number))
+        return typed
 
     @property
     def run_id(self) -> str:
@@ -128,3 +133,10 @@ class RunRecord:
     @property
     def finished(self) -> bool:
         return self.result is not None
+
+
+MISSHAPEN = (TypeError, KeyError, AttributeError, ValueError)
+
+
+def not_a_step(path: str, number: int) -> str:
+    return f"{path}: step {number} is not a step record (left out)"

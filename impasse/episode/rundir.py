@@ -82,20 +82,6 @@ def read_steps(path: Path) -> tuple[list[dict], list[str]]:
     return steps, problems
 
 
-def well_formed(steps: list, path: Path) -> tuple[list[dict], list[str]]:
-    """The steps shaped as Step.to_dict writes them, and a problem for each that is not (it is left
-    out, like a torn line, rather than failing the whole run later)."""
-    kept, problems = [], []
-    for number, step in enumerate(steps, 1):
-        if isinstance(step, dict) and isinstance(step.get("index"), int) and all(
-                isinstance(step.get(key), list) and all(isinstance(item, dict) and needed in item for item in step[key])
-                for key, needed in (("tool_calls", "name"), ("observations", "output"))):
-            kept.append(step)
-        else:
-            problems.append(f"{path}: step {number} is not a step record (left out)")
-    return kept, problems
-
-
 def parse_json_file(path: Path, error: type[Exception] = TrajectoryError):
     """A JSON document, or `error` naming the file (and line) when it is not UTF-8 JSON."""
     try:
@@ -123,8 +109,7 @@ def read_run(path: Path) -> RunRecord:
         steps, problems = read_steps(run.steps) if run.steps.exists() else ([], [f"{run.steps}: missing"])
         result = RunResult.from_dict({"run_id": meta.run_id} | read_json_file(run.result)) \
             if run.result.exists() else None
-        steps, misshapen = well_formed(steps, run.steps)
-        return RunRecord(str(path), meta, steps, result, problems + misshapen)
+        return RunRecord(str(path), meta, steps, result, problems)
     except (TypeError, KeyError, AttributeError) as err:
         raise TrajectoryError(f"{path}: not a run folder impasse can read ({type(err).__name__}: {err})") from None
     except OSError as err:
