@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.analysis.onset_rules import line_counts
 from impasse.catalog.cards import Card, Injected, fill
 from impasse.vocabulary import Tool, ending_of, is_claim, is_escalation, outcome_of
 
@@ -154,7 +155,8 @@ def is_prose(name: str) -> bool:
 def agent_made_the_command(name: str, obs: Obs, step: NStep) -> bool:
     """`name: command not found` caused by the agent's own text: prose, code pasted into bash, or
     a backtick quoting slip (`bytes(value)` in a string runs `value`)."""
-    commands = " ".join(a.command for a in step.actions)
+    # Backslashes dropped: inside backticks `bash\ndocker` runs as `bashndocker`.
+    commands = " ".join(a.command for a in step.actions).replace("\\", "")
     in_backticks = re.search(r"`[^`]*\b" + re.escape(name) + r"\b[^`]*`", commands)
     return is_prose(name) or bool(SHELL_CONFUSION.search(obs.output)) or bool(in_backticks)
 
@@ -168,7 +170,7 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
                     locals_: set[str]) -> Match | None:
     if obs.injected:
         return Match(step.index, f"harness-injected failure ({obs.injected})", obs.output.strip()[:SHORT])
-    if not obs.executed or obs.exit_code == 0:  # a warning that stops nothing is no onset
+    if not obs.executed:
         return None
     if compiled.any_signature and not compiled.any_signature.search(obs.output):
         return None
@@ -176,6 +178,9 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
         if signature.exit_codes and (obs.exit_code not in signature.exit_codes or obs.timed_out):
             continue
         for found in regex.finditer(obs.output):
+            # A zero or unrecorded status hides nothing: the line itself must say it failed.
+            if signature.pattern and not line_counts(matching_line(obs.output, found.start()), obs.exit_code):
+                continue
             name = found.groupdict().get("name")
             if compiled.foreign and name is not None and (
                     (signature.injected == "python_packages" and name.split(".")[0] in locals_)
