@@ -13,7 +13,7 @@ from impasse.analysis.importers import ImportProblem, load_foreign
 from impasse.analysis.metrics import Annotation, annotate, compile_card
 from impasse.analysis.normal_form import NTrajectory
 from impasse.analysis.own_runs import to_trajectory
-from impasse.catalog.cards import Card, Injected, load_cards
+from impasse.catalog.cards import SPECIFICITY, Card, Injected, load_cards
 from impasse.catalog.schema import DocumentError
 from impasse.episode.run_record import RunRecord
 from impasse.episode.rundir import TrajectoryError, read_run
@@ -59,17 +59,24 @@ def cards_for(trajectory: NTrajectory, card_option: str | None, cards: dict[str,
 
 
 def annotate_auto(trajectory: NTrajectory, candidates: list[Card]) -> list[Annotation]:
-    """Every card whose blocker showed, each with its own first onset; or one never-hit row."""
-    hits = []
-    for card in candidates:
+    """One answer per trajectory: the card whose blocker showed first (ties go to the more specific
+    card), with its category and evidence; or one never-hit row when none showed."""
+    rank = {card_id: i for i, card_id in enumerate(SPECIFICITY)}
+    best = None
+    for card in sorted(candidates, key=lambda c: rank.get(c.id, len(rank))):
         trajectory.condition = card.id
         result = annotate(trajectory, compile_card(card, None))
-        if result.row.t_star is not None:
-            hits.append(result)
-    if hits:
-        return hits
+        if result.row.t_star is not None and (best is None or result.row.t_star < best.row.t_star):
+            best = result
+            best.evidence["category"] = card.category
+    if best is not None:
+        return [best]
     trajectory.condition = None
-    return [annotate(trajectory, compile_card(candidates[0], None))] if candidates else []
+    if not candidates:
+        return []
+    never = annotate(trajectory, compile_card(candidates[0], None))
+    never.evidence["category"] = "none"
+    return [never]
 
 
 @contextmanager

@@ -29,7 +29,8 @@ TOOL_ERROR = re.compile(
     r"^(?:fatal|error|ERROR|E|Error|FATAL|panic|npm ERR!|FAILED|ERROR \S+ -)[:!]?\s|"
     r"^FAILED \S+ - |^E\s{2,}\S|^(?:[\w.+/-]+: )+(?:line \d+: )?.*(?:"
     r"Permission denied|Read-only file system|No space left on device|Operation not permitted|"
-    r"command not found|not found|No module named|No such file or directory|cannot |can't |couldn't |Connection refused|"
+    r"command not found|not found|No module named|No such file or directory|cannot |can't |couldn't |"
+    r"Connection refused|"
     r"Could not resolve|could not resolve|Name or service not known|Temporary failure in name resolution|"
     r"unable to |Unable to |certificate|Killed|[Ff]ailed|[Ee]rror|unavailable)|^curl: \(\d+\)|^Killed\b|"
     r"^Segmentation fault|^OCI runtime \w+ failed")

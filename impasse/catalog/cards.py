@@ -89,8 +89,26 @@ class Card:
         return self.id == "none"
 
     @property
+    def category(self) -> str:
+        """The kind of blocker, in the labelling vocabulary of real-trajectory corpora."""
+        return CATEGORIES.get(self.id, self.id)
+
+    @property
     def content_hash(self) -> str:
         return hash_tree([self.path, self.path.parent / FAMILIES_FILE])
+
+
+# Card → the blocker category used to label real trajectories (missing_dependency, permission, …).
+CATEGORIES = {"removed_dependency": "missing_dependency", "missing_binary": "missing_binary",
+              "chown_root": "permission", "read_only_fs": "read_only", "network_down_download": "network",
+              "disk_full": "disk_full", "oom_kill": "oom", "git_index_lock": "lock",
+              "missing_secret": "missing_secret", "tls_cert_invalid": "tls", "service_down": "service_down",
+              "flaky_sandbox": "sandbox", "none": "none"}
+# When two cards' signatures first match at the same step, the more specific blocker names it: a
+# stale index.lock over the permission it shows, a certificate or a down service over "network".
+SPECIFICITY = ("git_index_lock", "tls_cert_invalid", "service_down", "missing_secret", "disk_full", "oom_kill",
+               "read_only_fs", "removed_dependency", "missing_binary", "network_down_download", "chown_root",
+               "flaky_sandbox")
 
 
 def check_regex(pattern: str, where: str, problems: list[str]) -> None:
