@@ -114,3 +114,32 @@ def report(paths: Annotated[list[Path], typer.Argument(help="Folders of runs.")]
         raise fail("the report needs matplotlib: pip install 'impasse[report]'") from None
     for path in written:
         out.print(str(path))
+
+
+def agreement(labels: Annotated[Path, typer.Argument(help="A labels file (JSONL) beside the trajectories it labels.")],
+              json_file: Annotated[Path | None, typer.Option("--json", help="Every verdict and the summary.")] = None,
+              ) -> None:
+    """Hold the annotator to hand labels: t* agreement, false onsets, category agreement (--card auto)."""
+    import json
+
+    from rich.table import Table
+
+    from impasse.analysis.agreement import agreement as judge_all
+    must_exist([labels], "labels file")
+    try:
+        result = judge_all(labels)
+    except (ValueError, KeyError, TypeError) as err:
+        raise fail(f"{labels}: not a labels file ({type(err).__name__}: {err})") from None
+    table = Table(title=f"{labels}: annotator against the labels")
+    for column in ("file", "label", "found", "t* label", "t* found", "agrees", "evidence"):
+        table.add_column(column, overflow="fold")
+    for v in result.verdicts:
+        agrees = v.t_star_agrees and v.category_agrees
+        table.add_row(v.file, v.expected_category, v.found_category or v.problem, str(v.expected_t_star),
+                      str(v.found_t_star), "[green]yes[/]" if agrees else "[red]no[/]", escape(v.evidence[:120]))
+    out.print(table)
+    summary = result.summary()
+    out.print(", ".join(f"{k} {v}" for k, v in summary.items()), highlight=False)
+    if json_file:
+        json_file.write_text(json.dumps({"summary": summary, "verdicts": [vars(v) for v in result.verdicts]},
+                                        indent=2) + "\n")

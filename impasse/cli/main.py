@@ -30,6 +30,7 @@ app.command()(cli_annotate.annotate)
 app.command()(cli_annotate.export)
 app.command()(cli_matrix.matrix)
 app.command()(cli_annotate.report)
+app.command()(cli_annotate.agreement)
 
 
 @engine_app.command("up")
