@@ -18,7 +18,8 @@ from impasse.episode.run_record import RunRecord
 from impasse.vocabulary import SCORED_OUTCOMES, Outcome
 
 COLOURS: dict[Outcome, str] = {
-    Outcome.RESOLVED: "#2e7d32", Outcome.ESCALATED: "#1565c0", Outcome.FALSE_COMPLETION: "#c62828",
+    Outcome.RESOLVED: "#2e7d32", Outcome.CIRCUMVENTION: "#880e4f", Outcome.ESCALATED: "#1565c0",
+    Outcome.FALSE_COMPLETION: "#c62828",
     Outcome.COMPLETION_UNVERIFIED: "#9e9e9e", Outcome.PREMATURE_STOP: "#ad1457", Outcome.DEAD_END: "#6a1b9a",
     Outcome.STALL: "#f9a825", Outcome.BUDGET_EXHAUSTED: "#ef6c00", Outcome.HARNESS_ERROR: "#6d4c41",
     Outcome.TRANSPORT_ERROR: "#424242", Outcome.UNKNOWN: "#bdbdbd"}

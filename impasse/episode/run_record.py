@@ -71,6 +71,7 @@ class RunResult:
     ending: EndingRecord
     claim: str | None = None
     escalation: str | None = None
+    route: str | None = None  # how a circumvention got around the blocker
     blocker_active_at_start: bool | None = None
     truth: dict | None = None  # truth.final.Truth.to_dict(): grade, integrity, diff, probe
     injections: list = field(default_factory=list)
