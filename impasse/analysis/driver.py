@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from impasse.analysis.importers import ImportProblem, load_foreign
+from impasse.analysis.importers import ImportProblem, is_foreign_file, load_foreign
 from impasse.analysis.metrics import Annotation, annotate, compile_card
 from impasse.analysis.normal_form import NTrajectory
 from impasse.analysis.own_runs import to_trajectory
@@ -17,8 +17,6 @@ from impasse.catalog.cards import SPECIFICITY, Card, Injected, load_cards
 from impasse.catalog.schema import DocumentError
 from impasse.episode.run_record import RunRecord
 from impasse.episode.rundir import TrajectoryError, read_run
-
-FOREIGN_SUFFIXES = (".traj", ".json")
 
 
 @dataclass
@@ -39,7 +37,7 @@ def discover(paths: list[Path]) -> list[tuple[Path, str]]:
             for child in sorted(path.iterdir()):
                 if child.is_dir() and (child / "meta.json").exists():
                     found.append((child, "ours"))
-                elif child.is_file() and child.name.endswith(FOREIGN_SUFFIXES):
+                elif child.is_file() and is_foreign_file(child):
                     found.append((child, "foreign"))
         else:
             found.append((path, "foreign"))

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from impasse.analysis.importers import FORMATS as FORMAT_NAMES
 from impasse.cli.common import console, fail, must_be_writable, must_exist, out, write_failed
 
 
@@ -15,7 +16,7 @@ def annotate(
     paths: Annotated[list[Path], typer.Argument(help="Run folders, folders of runs, or foreign trajectories.")],
     json_file: Annotated[Path | None, typer.Option("--json", help="Per-run JSON (+ evidence, aggregate).")] = None,
     csv_file: Annotated[Path | None, typer.Option("--csv", help="Per-run CSV.")] = None,
-    from_format: Annotated[str, typer.Option("--from", help="auto, impasse, mini-swe-agent, swe-agent, atif")] = "auto",
+    from_format: Annotated[str, typer.Option("--from", help="auto, or one of: " + ", ".join(FORMAT_NAMES))] = "auto",
     card: Annotated[str | None, typer.Option(help="Blocker card for foreign runs (an id, or auto).")] = None,
 ) -> None:
     """Match every step against the blocker card: t*, N_post, L, U, Y, Z, A, R and aggregates."""

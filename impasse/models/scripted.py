@@ -265,7 +265,14 @@ def reporter(style: str) -> type[Reporter]:
 POLICIES = {"oracle": ScriptedPolicy, "persistent": Persistent, "false-completer": FalseCompleter,
             "workaround": Workaround, "reporter": reporter("correct"), "reporter-stale": reporter("stale"),
             "reporter-silent": reporter("silent"), "reporter-chatty": reporter("chatty"),
-            "reporter-optimist": reporter("optimist")}
+            "reporter-optimist": reporter("optimist"), "mimic": None}  # mimic: models/mimic.py, built on these
+
+
+def policy_class(name: str) -> type[ScriptedPolicy]:
+    if name == "mimic":
+        from impasse.models.mimic import Mimic
+        return Mimic
+    return POLICIES[name]
 
 
 def make_policy(name: str, context, seed: int) -> ScriptedPolicy:
@@ -274,4 +281,4 @@ def make_policy(name: str, context, seed: int) -> ScriptedPolicy:
     if context is None:
         raise ValueError("scripted policies need the task (and card) they play")
     task, card = context
-    return POLICIES[name](name, playbook_for(task, card), seed)
+    return policy_class(name)(name, playbook_for(task, card), seed)

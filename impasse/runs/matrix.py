@@ -16,14 +16,14 @@ from pathlib import Path
 import docker
 import yaml
 
-from impasse.catalog.cards import load_cards
 from impasse import defaults
+from impasse.catalog.cards import load_cards
 from impasse.catalog.conditions import Condition, make_condition
-from impasse.infra.layers import ConditionImage, stage
-from impasse.runs.runner import RunSpec, execute, run_id_for
-from impasse.infra.sandbox import reap_stale
 from impasse.catalog.tasks import load_tasks
 from impasse.episode.rundir import RunDir
+from impasse.infra.layers import ConditionImage, stage
+from impasse.infra.sandbox import reap_stale
+from impasse.runs.runner import RunSpec, execute, run_id_for
 from impasse.vocabulary import Duty, Gate
 
 
@@ -95,9 +95,9 @@ def positive(value) -> int:
 
 
 FILE_KEYS = tuple(f.name for f in fields(MatrixSpec))
-CONVERT = {"models": split, "conditions": split, "tasks": split, "seeds": positive, "workers": positive, "budget": positive,
-           "tool_timeout": positive, "model_timeout": float, "out": Path, "gate": Gate, "report_duty": Duty,
-           "channel": strict_bool, "base_url": str}
+CONVERT = {"models": split, "conditions": split, "tasks": split, "seeds": positive, "workers": positive,
+           "budget": positive, "tool_timeout": positive, "model_timeout": float, "out": Path, "gate": Gate,
+           "report_duty": Duty, "channel": strict_bool, "base_url": str}
 
 
 def load_matrix_file(path: Path) -> MatrixSpec:

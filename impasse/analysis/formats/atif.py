@@ -1,0 +1,52 @@
+"""ATIF (`schema_version: ATIF-v1.x`): each `steps[]` entry with source "agent" is a step; tool
+calls joined to `observation.results` by `source_call_id`. impasse's own exports carry their
+condition, ending and truth under `extra.impasse`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from impasse.analysis.formats.common import ImportProblem, text_of
+from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.vocabulary import TERMINAL_TOOLS, Tool, ending_of
+
+ATIF_TOOLS = {Tool.TASK_COMPLETE: Tool.TASK_COMPLETE, "submit": Tool.TASK_COMPLETE,
+              Tool.ESCALATE_TO_HUMAN: Tool.ESCALATE_TO_HUMAN}
+
+
+def atif_action(call: dict) -> Action:
+    arguments = call.get("arguments") or {}
+    name = call.get("function_name", "")
+    if name in ATIF_TOOLS:
+        return Action(ATIF_TOOLS[name], message=str(arguments.get("summary") or arguments.get("reason") or ""))
+    if name == Tool.EDIT_FILE:
+        return Action(Tool.EDIT_FILE, path=str(arguments.get("path", "")), content=str(arguments.get("new_str", "")))
+    return Action(Tool.BASH, command=str(arguments.get("command", json.dumps(arguments))))
+
+
+def from_atif(data: dict, path: Path) -> NTrajectory:
+    if not isinstance(data.get("steps"), list):
+        raise ImportProblem(f"{path}: not an ATIF trajectory: `steps` is not a list")
+    steps = []
+    for entry in data["steps"]:
+        if entry.get("source") != "agent":
+            continue
+        results = {r.get("source_call_id"): r for r in (entry.get("observation") or {}).get("results", [])}
+        actions, observations = [], []
+        for call in entry.get("tool_calls") or []:
+            actions.append(atif_action(call))
+            result = results.get(call.get("tool_call_id"))
+            if result is not None:
+                extra = result.get("extra") or {}
+                observations.append(Obs(text_of(result.get("content")), extra.get("exit_code"),
+                                        extra.get("injected")))
+        steps.append(NStep(len(steps) + 1, entry.get("message") or "", actions, observations))
+    extra = (data.get("extra") or {}).get("impasse", {})
+    last = [a.tool for s in steps[-1:] for a in s.actions]
+    ending = ending_of(extra.get("ending") or next((t for t in last if t in TERMINAL_TOOLS), None))
+    return NTrajectory(run_id=str(data.get("session_id") or path.stem), source="atif", path=str(path),
+                       model=str((data.get("agent") or {}).get("model_name") or "unknown"),
+                       condition=extra.get("condition"), task=str(extra.get("task") or path.stem),
+                       steps=steps, ending=ending, outcome=extra.get("outcome"), resolved=extra.get("resolved"),
+                       blocker_active_at_end=extra.get("blocker_active_at_end"))

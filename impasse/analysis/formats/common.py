@@ -1,0 +1,88 @@
+"""What the format readers share: the error they raise, reading JSON Lines and console text, and how
+a foreign tool call becomes an impasse action."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from impasse.analysis.normal_form import Action
+from impasse.vocabulary import Tool
+
+OTHER = "other"  # Action.tool of a call that is neither a command nor a file edit
+COMPLETE_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
+BASH_BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.S)
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+
+
+class ImportProblem(ValueError):
+    """A file that is not in the format it was said (or guessed) to be in."""
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ImportProblem(f"{path}: not UTF-8 text (a binary file?)") from None
+
+
+def read_jsonl(text: str, path: Path) -> tuple[list[dict], list[str]]:
+    """The JSON objects of a JSON Lines file, and a warning for a torn last line (a session still
+    being written); any other line that is not a JSON object is an error naming its line."""
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    records, problems = [], []
+    for n, line in lines:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            if n == lines[-1][0] and len(lines) > 1:
+                problems.append(f"{path}:{n}: torn last line left out ({err.msg})")
+                continue
+            raise ImportProblem(f"{path}:{n}: invalid JSON line ({err.msg})") from None
+        if not isinstance(record, dict):
+            raise ImportProblem(f"{path}:{n}: not a JSON object (a {type(record).__name__})")
+        records.append(record)
+    if not records:
+        raise ImportProblem(f"{path}: not a trajectory (no JSON lines)")
+    return records, problems
+
+
+def strip_console(text: str) -> str:
+    """Console text as it reads: no ANSI escapes, no carriage returns, no spinner."""
+    text = ANSI.sub("", text).replace("\r", "")
+    return re.sub(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for the LM to respond\.\.\.", "", text)
+
+
+def text_of(content) -> str:
+    """Message content as text: a string, or the `text` parts of a list of content blocks."""
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return content if isinstance(content, str) else ("" if content is None else json.dumps(content))
+
+
+def bash_action(command: str) -> Action:
+    if any(marker in command for marker in COMPLETE_MARKERS):
+        return Action(Tool.TASK_COMPLETE, command=command, message=command)
+    return Action(Tool.BASH, command=command)
+
+
+def edit_action(path, content) -> Action:
+    return Action(Tool.EDIT_FILE, path=str(path or ""), content=str(content or ""))
+
+
+def other_action(name: str, arguments) -> Action:
+    """A call that is neither a command nor an edit (read, search, browse, plan…): its name and
+    input as JSON, so that workaround patterns can still see what it asked for."""
+    return Action(OTHER, command=json.dumps({"name": name, "input": arguments}, ensure_ascii=False))
+
+
+def json_arguments(raw) -> dict:
+    """Tool-call arguments that may be a JSON string, a dict, or neither."""
+    if isinstance(raw, dict):
+        return raw
+    try:
+        parsed = json.loads(raw) if isinstance(raw, str) else None
+    except json.JSONDecodeError:
+        parsed = None
+    return parsed if isinstance(parsed, dict) else {"raw": raw}
