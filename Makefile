@@ -9,7 +9,7 @@ WORKERS ?= 2
 DEMO_TASK ?= invoicekit-tax-rounding
 DEMO_OUT ?= runs/demo
 
-.PHONY: demo test unit integration images engine lint clean matrix bench venv
+.PHONY: demo test unit integration images engine lint clean matrix bench venv atlas
 
 venv: $(STAMP)
 $(STAMP): pyproject.toml
@@ -45,6 +45,11 @@ test: images
 matrix: images
 	$(IMPASSE) matrix --file harness/matrix.yaml --workers $(WORKERS)
 	$(IMPASSE) report runs/matrix --html runs/matrix/report.html --md runs/matrix/report.md
+
+# The error atlas: each blocker card's commands run for real, blocked and under none, into the
+# fixtures of tests/unit/test_atlas.py (tests/data/atlas).
+atlas: images
+	$(IMPASSE) cards atlas
 
 # Benchmarks (never timed tests): per-command overhead against mini-swe-agent, an 80-step episode,
 # cached image rebuild, annotation throughput. Results are written up in docs/benchmarks.md.

@@ -108,3 +108,37 @@ def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.
     out.print(table)
     if not all(p.holds for p in proofs):
         raise typer.Exit(1)
+
+
+@app.command()
+def atlas(card: Annotated[list[str] | None, typer.Option(help="Only these cards.")] = None,
+          out_dir: Annotated[Path, typer.Option("--out", help="Folder of the fixtures.")] = Path("tests/data/atlas")):
+    """Regenerate the error atlas: each card's commands run for real, blocked and under none."""
+    import time
+
+    from rich.progress import Progress
+
+    from impasse.cli.common import docker_client, must_be_writable
+    from impasse.truth.atlas import SPEC, generate, load_spec, write
+    try:
+        plans = load_spec(SPEC)
+    except (DocumentError, OSError, yaml.YAMLError, KeyError) as err:
+        raise fail(str(err) if isinstance(err, DocumentError) else f"{SPEC}: {err}") from None
+    unknown = [c for c in card or [] if c not in plans]
+    if unknown:
+        raise fail(f"--card: unknown card(s) {', '.join(unknown)}; known: {', '.join(sorted(plans))}", code=2)
+    must_be_writable(out_dir, "--out", folder=True)
+    chosen = [p for c, p in plans.items() if not card or c in card]
+    api = docker_client()
+    started = time.monotonic()
+    with Progress(console=console, transient=True) as progress:
+        bar = progress.add_task("atlas", total=sum(2 * len(p.entries) for p in chosen))
+        for plan in chosen:
+            def tick(message: str) -> None:
+                progress.update(bar, description=escape(message))
+                progress.advance(bar)
+            data = generate(api, plan, tick)
+            path = write(data, out_dir)
+            shows = sum(bool(s["shows_blocker"]) for s in data["samples"])
+            out.print(f"{escape(str(path))}: {len(data['samples'])} samples, {shows} show the blocker")
+    out.print(f"atlas: {len(chosen)} card(s) in {time.monotonic() - started:.0f} s")
