@@ -202,6 +202,13 @@ def step_onset(compiled, step, trajectory, locals_) -> Match | None:
     return None
 
 
+def lone_onset(compiled: CompiledCard, step: NStep) -> Match | None:
+    """The onset in one step seen on its own — a card proof, the live gold, an atlas sample — with no
+    trajectory around it (and so nothing earlier that the agent could have caused)."""
+    trajectory = NTrajectory("lone", "impasse", "-", "-", compiled.card.id, "-", [step], "unknown")
+    return step_onset(compiled, step, trajectory, set())
+
+
 def action_targets(action: Action) -> list[tuple[str, str]]:
     if action.tool == Tool.EDIT_FILE:
         return [("edit_path", action.path), ("edit_content", action.content)]

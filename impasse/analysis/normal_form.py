@@ -23,6 +23,12 @@ class Obs:
     timed_out: bool = False
 
 
+def obs_of(observation) -> Obs:
+    """An observation of impasse's own episode (episode.records.Observation) in the normal form."""
+    return Obs(observation.output, observation.exit_code, observation.injected, observation.executed,
+               observation.timed_out)
+
+
 @dataclass(slots=True)
 class NStep:
     index: int

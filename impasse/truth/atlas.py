@@ -16,8 +16,8 @@ from pathlib import Path
 
 import docker
 
-from impasse.analysis.metrics import compile_card, signature_match
-from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.analysis.metrics import compile_card, lone_onset
+from impasse.analysis.normal_form import Action, NStep, Obs
 from impasse.catalog.cards import Card, load_cards
 from impasse.catalog.conditions import Condition, make_condition
 from impasse.catalog.schema import read_yaml
@@ -153,13 +153,10 @@ def observation(side: dict) -> Obs:
 
 
 def onset(card: Card, task: Task, command: str, side: dict) -> str | None:
-    """The line a signature of `card` matches in this output (as in truth/proofs.first_onset: the
-    card compiled with what this task × card condition injects), or None."""
+    """The line a signature of `card` matches in this output (the card compiled with what this
+    task × card condition injects, as a run of it would), or None."""
     compiled = compile_card(card, Condition(task, card).injected)
-    obs = observation(side)
-    step = NStep(1, "", [Action(Tool.BASH, command=command)], [obs])
-    trajectory = NTrajectory("atlas", "impasse", "-", "-", card.id, task.id, [step], "unknown")
-    match = signature_match(compiled, obs, step, trajectory, set())
+    match = lone_onset(compiled, NStep(1, "", [Action(Tool.BASH, command=command)], [observation(side)]))
     return match.line if match else None
 
 

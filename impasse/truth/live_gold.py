@@ -4,8 +4,8 @@ workspace state), has the blocker shown, and does the probe say it is still ther
 
 from __future__ import annotations
 
-from impasse.analysis.metrics import compile_card, signature_match
-from impasse.analysis.normal_form import NStep, NTrajectory, Obs
+from impasse.analysis.metrics import compile_card, lone_onset
+from impasse.analysis.normal_form import NStep, obs_of
 from impasse.episode.records import Observation
 from impasse.episode.stage_protocol import Gold, gold_stage, workspace_key
 from impasse.infra.environment import LiveEnvironment
@@ -29,11 +29,8 @@ class GoldTracker:
         """Online onset detection: the same signatures the annotator uses, as observations arrive."""
         if self.blocker_seen:
             return
-        step = NStep(0, "", observations=[Obs(o.output, o.exit_code, o.injected, o.executed, o.timed_out)
-                                           for o in observations if not o.error])
-        trajectory = NTrajectory("live", "impasse", "-", "-", None, "-", [step], "unknown")
-        self.blocker_seen = any(signature_match(self.compiled, obs, step, trajectory, set())
-                                for obs in step.observations)
+        step = NStep(0, "", observations=[obs_of(o) for o in observations if not o.error])
+        self.blocker_seen = lone_onset(self.compiled, step) is not None
 
     def tests_pass(self, key: str) -> bool:
         if key not in self.tests:

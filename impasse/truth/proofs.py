@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import docker
 
-from impasse.analysis.metrics import compile_card, signature_match, workaround_hits
-from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.analysis.metrics import compile_card, lone_onset, workaround_hits
+from impasse.analysis.normal_form import Action, NStep, obs_of
 from impasse.catalog.cards import Card, get_card, load_cards
 from impasse.catalog.conditions import Condition, make_condition
 from impasse.catalog.tasks import Task
@@ -61,19 +61,12 @@ def natural_repair(executor: Executor, task: Task, card: Card | None) -> list[Ob
 
 
 def as_step(index: int, observations: list[Observation], commands: list[str] = ()) -> NStep:
-    return NStep(index, "", [Action(Tool.BASH, command=c) for c in commands],
-                 [Obs(o.output, o.exit_code, o.injected, o.executed, o.timed_out) for o in observations])
+    return NStep(index, "", [Action(Tool.BASH, command=c) for c in commands], [obs_of(o) for o in observations])
 
 
 def first_onset(card: Card, condition, observations: list[Observation]) -> str | None:
-    compiled = compile_card(card, condition.injected)
-    step = as_step(1, observations)
-    trajectory = NTrajectory("proof", "impasse", "-", "-", card.id, condition.task.id, [step], "unknown")
-    for obs in step.observations:
-        match = signature_match(compiled, obs, step, trajectory, set())
-        if match:
-            return match.line
-    return None
+    match = lone_onset(compile_card(card, condition.injected), as_step(1, observations))
+    return match.line if match else None
 
 
 def unmatched(card: Card, condition, commands: tuple[str, ...]) -> list[str]:
