@@ -17,13 +17,24 @@ class TrajectoryError(ValueError):
     """A run folder that cannot be read; the message names the file and line."""
 
 
-def known_and_extra(cls, data: dict) -> tuple[dict, dict]:
-    names = {f.name for f in fields(cls)} - {"extra"}
-    return {k: v for k, v in data.items() if k in names}, {k: v for k, v in data.items() if k not in names}
+class KeepsUnknownKeys:
+    """A record read from a file that another version may have written: keys this version does not
+    know are kept in `extra` and written back unchanged."""
+
+    extra: dict
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        return {**data.pop("extra"), **data}
+
+    @classmethod
+    def split_known(cls, data: dict) -> tuple[dict, dict]:
+        names = {f.name for f in fields(cls)} - {"extra"}
+        return {k: v for k, v in data.items() if k in names}, {k: v for k, v in data.items() if k not in names}
 
 
 @dataclass
-class RunMeta:
+class RunMeta(KeepsUnknownKeys):
     run_id: str
     model: str
     condition: str
@@ -45,13 +56,9 @@ class RunMeta:
     trajectory_format: str = TRAJECTORY_FORMAT
     extra: dict = field(default_factory=dict)  # keys written by other versions, kept as read
 
-    def to_dict(self) -> dict:
-        data = asdict(self)
-        return {**data.pop("extra"), **data}
-
     @classmethod
     def from_dict(cls, data: dict) -> RunMeta:
-        known, extra = known_and_extra(cls, data)
+        known, extra = cls.split_known(data)
         if not isinstance(known.get("injected", {}), dict):
             raise TypeError(f"injected is {type(known['injected']).__name__}, not an object")
         return cls(**known, extra=extra)
@@ -65,7 +72,7 @@ class EndingRecord:
 
 
 @dataclass
-class RunResult:
+class RunResult(KeepsUnknownKeys):
     run_id: str
     outcome: str
     ending: EndingRecord
@@ -91,15 +98,18 @@ class RunResult:
     def integrity_ok(self) -> bool | None:
         return (self.truth or {}).get("integrity_ok")
 
-    def to_dict(self) -> dict:
-        data = asdict(self)
-        return {**data.pop("extra"), **data}
-
     @classmethod
     def from_dict(cls, data: dict) -> RunResult:
-        known, extra = known_and_extra(cls, data)
+        known, extra = cls.split_known(data)
         known["ending"] = EndingRecord(**(known.get("ending") or {"kind": "unknown"}))
         return cls(**known, extra=extra)
+
+
+MISSHAPEN = (TypeError, KeyError, AttributeError, ValueError)  # what a line that is not a step raises
+
+
+def not_a_step(path: str, number: int) -> str:
+    return f"{path}: step {number} is not a step record (left out)"
 
 
 @dataclass
@@ -135,9 +145,3 @@ class RunRecord:
     def finished(self) -> bool:
         return self.result is not None
 
-
-MISSHAPEN = (TypeError, KeyError, AttributeError, ValueError)
-
-
-def not_a_step(path: str, number: int) -> str:
-    return f"{path}: step {number} is not a step record (left out)"
