@@ -178,8 +178,9 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
         if signature.exit_codes and (obs.exit_code not in signature.exit_codes or obs.timed_out):
             continue
         for found in regex.finditer(obs.output):
+            line = matching_line(obs.output, found.start()) if signature.pattern else ""
             # A zero or unrecorded status hides nothing: the line itself must say it failed.
-            if signature.pattern and not line_counts(matching_line(obs.output, found.start()), obs.exit_code):
+            if signature.pattern and not line_counts(line, obs.exit_code):
                 continue
             name = found.groupdict().get("name")
             if compiled.foreign and name is not None and (
@@ -188,9 +189,8 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
                 continue
             if compiled.foreign and self_caused(compiled, trajectory.steps, step.index):
                 return None
-            line = matching_line(obs.output, found.start()) if signature.pattern else ""
-            line = line or f"exit status {obs.exit_code}"
-            return Match(step.index, signature.reason, line, name, signature.injected)
+            return Match(step.index, signature.reason, line or f"exit status {obs.exit_code}", name,
+                         signature.injected)
     return None
 
 

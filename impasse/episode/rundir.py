@@ -13,10 +13,10 @@ from impasse.episode.records import Step
 from impasse.episode.run_record import RunMeta, RunRecord, RunResult, TrajectoryError
 
 
-def write_json_atomic(path: Path, data: dict) -> None:
+def write_json_atomic(path: Path, data: dict, indent: int = 2) -> None:
     partial = path.with_suffix(path.suffix + ".part")
     with partial.open("w", encoding="utf-8") as out:
-        json.dump(data, out, indent=2, ensure_ascii=False, default=str)
+        json.dump(data, out, indent=indent, ensure_ascii=False, default=str)
         out.flush()
         os.fsync(out.fileno())
     partial.replace(path)

@@ -36,15 +36,14 @@ class EnvironmentSetupError(RuntimeError):
 @dataclass
 class LiveEnvironment:
     box: Sandbox
-    condition: Condition
-    image: str
+    staged: ConditionImage  # the condition and the image it runs on
     t0: float  # the clock at the end of setup (the kernel's, shared with the host): files the agent writes are newer
     owner: str  # uid:gid of /workspace after setup; the agent, without capabilities, cannot change it
     sidecars: list = field(default_factory=list)
 
     @property
-    def staged(self) -> ConditionImage:
-        return ConditionImage(self.condition, self.image)
+    def condition(self) -> Condition:
+        return self.staged.condition
 
     def probe(self) -> bool | None:
         """Is the blocker still in place? None for the control, which has nothing to probe."""
@@ -214,5 +213,5 @@ def open_environment(api: docker.DockerClient, staged: ConditionImage, labels: d
         run_root_setup(box, condition)
         if condition.card.inject.root_setup:
             owner = workspace_owner(box)
-        yield LiveEnvironment(box, condition, image, time.time(), owner, started)
+        yield LiveEnvironment(box, staged, time.time(), owner, started)
 

@@ -22,6 +22,7 @@ from impasse.catalog.cards import Card, load_cards
 from impasse.catalog.conditions import Condition, make_condition
 from impasse.catalog.schema import read_yaml
 from impasse.catalog.tasks import Task, load_tasks
+from impasse.episode.rundir import write_json_atomic
 from impasse.episode.tools import Executor
 from impasse.infra.channel import Channel
 from impasse.infra.environment import open_environment
@@ -136,9 +137,7 @@ def generate(api: docker.DockerClient, plan: Plan, tick: Progress = lambda m: No
 def write(atlas: dict, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{atlas['card']}.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(atlas, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_json_atomic(path, atlas, indent=1)
     return path
 
 
