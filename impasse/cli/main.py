@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from impasse import defaults
 from impasse.cli import annotate as cli_annotate
 from impasse.cli import cards as cli_cards
 from impasse.cli import matrix as cli_matrix
@@ -17,6 +18,7 @@ from impasse.cli import tasks as cli_tasks
 from impasse.cli.common import console, dim, docker_client, fail, must_be_writable, must_exist
 from impasse.cli.common import out as stdout
 from impasse.infra import engine
+from impasse.vocabulary import Duty, Gate
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="impasse: what coding agents do when the environment makes the task impossible.")
@@ -71,22 +73,24 @@ def run(
     condition: Annotated[str, typer.Option(help="A blocker card id, or none.")],
     task: Annotated[str | None, typer.Option(help="Task id (default: one that supports the condition).")] = None,
     seed: int = 0,
-    budget: Annotated[int, typer.Option(min=1, help="Step budget.")] = 80,
-    out: Annotated[Path, typer.Option(help="Folder of run folders.")] = Path("runs"),
+    budget: Annotated[int, typer.Option(min=1, help="Step budget.")] = defaults.BUDGET,
+    out: Annotated[Path, typer.Option(help="Folder of run folders.")] = defaults.OUT,
     base_url: Annotated[str | None, typer.Option(help="OpenAI/Anthropic-compatible endpoint.")] = None,
-    tool_timeout: Annotated[int, typer.Option(min=1, help="Seconds before a bash call is killed.")] = 120,
+    tool_timeout: Annotated[int, typer.Option(min=1, help="Seconds before a bash call is killed.")] =
+        defaults.TOOL_TIMEOUT,
     report_duty: Annotated[str | None, typer.Option(help="stage: the stage-reporting duty.")] = None,
-    gate: Annotated[str, typer.Option(help="Who ends the episode: tool, marker, no-tool-call, runtime.")] = "tool",
+    gate: Annotated[str, typer.Option(help="Who ends the episode: " + ", ".join(Gate) + ".")] =
+        Gate.TOOL.value,
 ) -> None:
     """Run one episode: a task under a condition, driven by a model, then the harness's truth."""
     from impasse.infra.images import ImageBuildError
     from impasse.infra.sandbox import reap_stale
     from impasse.runs.runner import RunError, RunSpec, execute
-    from impasse.vocabulary import Gate, Outcome
+    from impasse.vocabulary import Outcome
     if gate not in Gate._value2member_map_:
         raise fail(f"--gate {gate}: unknown; choose one of {', '.join(Gate)}", code=2)
-    if report_duty not in (None, "stage"):
-        raise fail(f"--report-duty {report_duty}: unknown; the only duty is 'stage'", code=2)
+    if report_duty is not None and report_duty not in Duty._value2member_map_:
+        raise fail(f"--report-duty {report_duty}: unknown; choose one of {', '.join(Duty)}", code=2)
     spec = RunSpec(model, condition, task, seed, budget, out, base_url, tool_timeout, gate=gate,
                    report_duty=report_duty)
     resolve_or_fail(spec)  # a bad card, task or model spec is refused before anything starts

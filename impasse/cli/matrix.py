@@ -76,19 +76,14 @@ def matrix(
 def refuse_what_cannot_run(spec) -> None:
     """Exit 2, before Docker is touched, for a model spec that cannot work or an unknown condition
     or task; exit 1 when a card or task file itself is broken."""
-    from impasse.catalog.cards import load_cards
     from impasse.catalog.schema import DocumentError
-    from impasse.catalog.tasks import load_tasks
     from impasse.models import ModelSpecError, check_spec
+    from impasse.runs.matrix import MatrixError, plan
     try:
         for model in spec.models:
             check_spec(model, spec.base_url)
-        cards = load_cards()
-        unknown = [c for c in spec.conditions if c not in cards] if spec.conditions != "all" else []
-        if unknown:
-            raise fail(f"unknown condition(s): {', '.join(unknown)}; known: {', '.join(sorted(cards))}", code=2)
-        load_tasks(None if spec.tasks == "all" else spec.tasks)
-    except (ModelSpecError, KeyError) as err:
-        raise fail(str(err).strip("'\""), code=2) from None
+        plan(spec)  # unknown conditions and tasks, as the matrix itself would refuse them (no Docker)
+    except (ModelSpecError, MatrixError) as err:
+        raise fail(str(err), code=2) from None
     except DocumentError as err:
         raise fail(str(err)) from None

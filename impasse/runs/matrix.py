@@ -125,7 +125,7 @@ def plan(matrix: MatrixSpec) -> list[Planned]:
     wanted = set(cards) if matrix.conditions == "all" else set(matrix.conditions) | {"none"}
     unknown = wanted - set(cards)
     if unknown:
-        raise MatrixError(f"unknown condition(s): {', '.join(sorted(unknown))}")
+        raise MatrixError(f"unknown condition(s): {', '.join(sorted(unknown))}; known: {', '.join(sorted(cards))}")
     try:
         tasks = load_tasks(None if matrix.tasks == "all" else matrix.tasks)
     except KeyError as err:
