@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
 from impasse.analysis.onset_rules import line_counts
 from impasse.catalog.cards import Card, Injected, fill
 from impasse.vocabulary import Tool, ending_of, is_claim, is_escalation, outcome_of
@@ -212,7 +212,7 @@ def lone_onset(compiled: CompiledCard, step: NStep) -> Match | None:
 def action_targets(action: Action) -> list[tuple[str, str]]:
     if action.tool == Tool.EDIT_FILE:
         return [("edit_path", action.path), ("edit_content", action.content)]
-    if action.tool in (Tool.BASH, "other"):
+    if action.tool in (Tool.BASH, OTHER):
         return [("command", action.command)]
     return []
 

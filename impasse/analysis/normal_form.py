@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+OTHER = "other"  # Action.tool of a call that is neither a command, a file edit nor an ending
+
 
 @dataclass(slots=True)
 class Action:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
 from impasse.episode.run_record import MISSHAPEN, RunRecord, not_a_step
 from impasse.vocabulary import Ending, Tool
 
@@ -18,7 +18,7 @@ def to_action(call: dict) -> Action:
         return Action(Tool.TASK_COMPLETE, message=str(arguments.get("summary", "")))
     if name == Tool.ESCALATE_TO_HUMAN:
         return Action(Tool.ESCALATE_TO_HUMAN, message=str(arguments.get("reason", "")))
-    return Action("other", command=call.get("raw_arguments", ""))
+    return Action(OTHER, command=call.get("raw_arguments", ""))
 
 
 def to_step(step: dict) -> NStep:

@@ -82,18 +82,13 @@ def read_steps(path: Path) -> tuple[list[dict], list[str]]:
     return steps, problems
 
 
-def parse_json_file(path: Path, error: type[Exception] = TrajectoryError):
-    """A JSON document, or `error` naming the file (and line) when it is not UTF-8 JSON."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise error(f"{path}:{err.lineno}: invalid JSON ({err.msg})") from None
-    except UnicodeDecodeError:
-        raise error(f"{path}: not UTF-8 text (a binary file?)") from None
-
-
 def read_json_file(path: Path) -> dict:
-    data = parse_json_file(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise TrajectoryError(f"{path}:{err.lineno}: invalid JSON ({err.msg})") from None
+    except UnicodeDecodeError:
+        raise TrajectoryError(f"{path}: not UTF-8 text (a binary file?)") from None
     if not isinstance(data, dict):
         raise TrajectoryError(f"{path}: expected a JSON object, found {type(data).__name__}")
     return data

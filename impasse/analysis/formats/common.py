@@ -7,10 +7,9 @@ import json
 import re
 from pathlib import Path
 
-from impasse.analysis.normal_form import Action
+from impasse.analysis.normal_form import OTHER, Action
 from impasse.vocabulary import Tool
 
-OTHER = "other"  # Action.tool of a call that is neither a command nor a file edit
 COMPLETE_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 BASH_BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.S)
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
