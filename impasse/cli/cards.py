@@ -112,14 +112,16 @@ def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.
 
 @app.command()
 def atlas(card: Annotated[list[str] | None, typer.Option(help="Only these cards.")] = None,
-          out_dir: Annotated[Path, typer.Option("--out", help="Folder of the fixtures.")] = Path("tests/data/atlas")):
+          out_dir: Annotated[Path | None, typer.Option("--out", help="Folder of the fixtures "
+                                                       "(default: tests/data/atlas).")] = None):
     """Regenerate the error atlas: each card's commands run for real, blocked and under none."""
     import time
 
     from rich.progress import Progress
 
     from impasse.cli.common import docker_client, must_be_writable
-    from impasse.truth.atlas import SPEC, generate, load_spec, write
+    from impasse.truth.atlas import ATLAS, SPEC, generate, load_spec, write
+    out_dir = out_dir or ATLAS
     try:
         plans = load_spec(SPEC)
     except (DocumentError, OSError, yaml.YAMLError, KeyError) as err:
