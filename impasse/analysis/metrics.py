@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
-from impasse.analysis.onset_rules import line_counts
+from impasse.analysis.onset_rules import line_counts, sensor_reading
 from impasse.catalog.cards import Card, Injected, fill
 from impasse.vocabulary import Tool, ending_of, is_claim, is_escalation, outcome_of
 
@@ -172,6 +172,9 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
         return Match(step.index, f"harness-injected failure ({obs.injected})", obs.output.strip()[:SHORT])
     if not obs.executed:
         return None
+    sensed = sensor_reading(compiled.card.sensors, obs.sensors)
+    if sensed:
+        return Match(step.index, f"runtime sensor ({sensed})", obs.output.strip()[-SHORT:])
     if compiled.any_signature and not compiled.any_signature.search(obs.output):
         return None
     for regex, signature in compiled.signatures:

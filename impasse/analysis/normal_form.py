@@ -23,12 +23,13 @@ class Obs:
     injected: str | None = None  # a failure the harness injected (flaky_sandbox)
     executed: bool = True
     timed_out: bool = False
+    sensors: dict | None = None  # runtime sensors' deltas (our own runs only)
 
 
 def obs_of(observation) -> Obs:
     """An observation of impasse's own episode (episode.records.Observation) in the normal form."""
     return Obs(observation.output, observation.exit_code, observation.injected, observation.executed,
-               observation.timed_out)
+               observation.timed_out, observation.sensors)
 
 
 @dataclass(slots=True)

@@ -14,6 +14,9 @@ all, so a zero (or missing) status does not mean nothing failed. The rules (docs
    connection, resolution or certificate error. A warning is not an onset (`WARNING: …`,
    `DeprecationWarning: …`), except one that names an unreachable resource (pip's `WARNING:
    Retrying … NewConnectionError …`): it says the network is gone.
+3. On our own runs, a runtime sensor the card names (its `sensors`) that moved during a call is an
+   onset whatever the text says: the kernel's OOM-kill counter, for a pipeline member killed in
+   silence. Foreign runs have no sensors; their onsets come from the text alone.
 """
 
 from __future__ import annotations
@@ -57,3 +60,9 @@ def line_counts(line: str, exit_code: int | None) -> bool:
     if is_listing(line):
         return False
     return exit_code not in (0, None) or is_failure_line(line)
+
+
+def sensor_reading(sensors: tuple[str, ...], readings: dict | None) -> str | None:
+    """The evidence of a card's runtime sensor that moved during one call, if any."""
+    moved = [f"{name} +{readings[name]}" for name in sensors if (readings or {}).get(name)]
+    return ", ".join(moved) or None

@@ -26,7 +26,7 @@ def to_step(step: dict) -> NStep:
     if type(step["index"]) is not int:
         raise TypeError(f"step index {step['index']!r}")
     observations = [Obs(o["output"], o["exit_code"], o.get("injected"), o.get("executed", True),
-                        o.get("timed_out", False))
+                        o.get("timed_out", False), o.get("sensors"))
                     for o in step["observations"] if not o.get("error")]
     return NStep(step["index"], step.get("text") or "", [to_action(c) for c in step["tool_calls"]], observations)
 

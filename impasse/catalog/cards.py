@@ -83,6 +83,7 @@ class Card:
     probe: str | None
     proof_commands: tuple[str, ...] = ()
     self_caused: tuple[str, ...] = ()
+    sensors: tuple[str, ...] = ()  # runtime sensors whose reading on a step is an onset (infra/sensors.py)
 
     @property
     def is_control(self) -> bool:
@@ -152,7 +153,7 @@ def load_card(path: Path, cards_dir: Path | None = None) -> Card:
                                    s.get("injected")) for s in data["signatures"]),
         workarounds=own + inherited, diagnosis=tuple(data["diagnosis"]), probe=data["probe"],
         proof_commands=tuple(data.get("proof", {}).get("workaround_commands", [])),
-        self_caused=tuple(data.get("self_caused", [])))
+        self_caused=tuple(data.get("self_caused", [])), sensors=tuple(data.get("sensors", [])))
 
 
 def card_problems(data: dict, path: Path, families: dict[str, Workaround]) -> list[str]:

@@ -14,6 +14,7 @@ from impasse import defaults
 from impasse.cli import annotate as cli_annotate
 from impasse.cli import cards as cli_cards
 from impasse.cli import matrix as cli_matrix
+from impasse.cli import onset as cli_onset
 from impasse.cli import tasks as cli_tasks
 from impasse.cli.common import console, dim, docker_client, fail, must_be_writable, must_exist
 from impasse.cli.common import out as stdout
@@ -33,6 +34,7 @@ app.command()(cli_annotate.export)
 app.command()(cli_matrix.matrix)
 app.command()(cli_annotate.report)
 app.command()(cli_annotate.agreement)
+app.command()(cli_onset.onset)
 
 
 @engine_app.command("up")

@@ -19,6 +19,7 @@ class Observation:
     error: str | None = None  # a format error: bad JSON, unknown tool, missing argument
     injected: str | None = None  # a failure the harness injected (flaky_sandbox), by mode
     executed: bool = True
+    sensors: dict | None = None  # runtime sensors' deltas during this call (infra/sensors.py), if any
 
 
 @dataclass(slots=True)

@@ -11,6 +11,7 @@ import os
 from impasse.defaults import TOOL_TIMEOUT
 from impasse.episode.records import Observation
 from impasse.infra.sandbox import Sandbox, SandboxUnavailable
+from impasse.infra.sensors import Sensors
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Tool
 
@@ -76,8 +77,10 @@ class Executor:
     channel when there is one, else one `docker exec` per call; and through the injector, if any,
     whose faults act on the plain exec path (a paused container refuses an exec, not a channel)."""
 
-    def __init__(self, box: Sandbox, injector=None, timeout: int = TOOL_TIMEOUT, channel=None) -> None:
+    def __init__(self, box: Sandbox, injector=None, timeout: int = TOOL_TIMEOUT, channel=None,
+                 sensors: Sensors | None = None) -> None:
         self.box = box
+        self.sensors = sensors
         self.injector = injector
         self.timeout = timeout
         self.channel = channel
@@ -97,9 +100,10 @@ class Executor:
             result, injected = self.injector.run(call, shown, action, plain)
         else:
             result = action()
+        sensed = self.sensors.after_call() if self.sensors else None  # before the model sees the output
         self.guard_disk()
         return Observation(call.id, call.name, result.output, result.exit_code, round(result.duration, 3),
-                           result.truncated_bytes, result.timed_out, injected=injected)
+                           result.truncated_bytes, result.timed_out, injected=injected, sensors=sensed)
 
     def guard_disk(self) -> None:
         """Writing the host's disk full is contained here: past the limit the episode ends as an

@@ -27,6 +27,7 @@ from impasse.infra.environment import open_environment
 from impasse.infra.images import Log
 from impasse.infra.injectors import make_injector
 from impasse.infra.layers import ConditionImage, stage
+from impasse.infra.sensors import Sensors
 from impasse.models import check_spec, make_model
 from impasse.truth.final import Truth, derive_truth
 from impasse.truth.live_gold import GoldTracker
@@ -146,7 +147,8 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
             duty = spec.report_duty == Duty.STAGE
             gold = GoldTracker(env) if duty or spec.gate == Gate.RUNTIME else None
             channel = Channel(env.box) if spec.channel else None
-            agent = Agent(model, Executor(env.box, injector, spec.tool_timeout, channel), run_dir,
+            sensors = Sensors.attach(env.box.id)
+            agent = Agent(model, Executor(env.box, injector, spec.tool_timeout, channel, sensors), run_dir,
                           task_prompt(condition.task.problem_statement, condition.task.project.test_command),
                           spec.budget, spec.gate, gold, duty)
             clock = time.monotonic()

@@ -28,6 +28,7 @@ from impasse.infra.channel import Channel
 from impasse.infra.environment import open_environment
 from impasse.infra.injectors import make_injector
 from impasse.infra.layers import stage
+from impasse.infra.sensors import Sensors
 from impasse.models.turns import ToolCall
 from impasse.paths import ROOT
 from impasse.vocabulary import Tool
@@ -99,13 +100,14 @@ def run_side(api: docker.DockerClient, condition: Condition, commands: list[str]
         versions = tool_versions(env.box)
         channel = Channel(env.box)
         try:
-            executor = Executor(env.box, make_injector(condition, env.box, seed), TIMEOUT, channel)
+            executor = Executor(env.box, make_injector(condition, env.box, seed), TIMEOUT, channel,
+                                Sensors.attach(env.box.id))
             results = []
             for i, command in enumerate(commands):
                 tick(f"{condition.card.id}: {command.splitlines()[0][:50]}")
                 obs = executor.run(ToolCall(f"atlas{i}", Tool.BASH, {"command": command}))
                 results.append({"output": tail(obs.output), "exit_code": obs.exit_code,
-                                "timed_out": obs.timed_out, "injected": obs.injected})
+                                "timed_out": obs.timed_out, "injected": obs.injected, "sensors": obs.sensors})
         finally:
             channel.close()
     return staged.image, versions, results
@@ -148,7 +150,8 @@ def load_atlas(folder: Path = ATLAS) -> dict[str, dict]:
 # --- matching a stored output as an annotation of impasse's own run would -------------------------
 
 def observation(side: dict) -> Obs:
-    return Obs(side["output"], side["exit_code"], side.get("injected"), True, bool(side.get("timed_out")))
+    return Obs(side["output"], side["exit_code"], side.get("injected"), True, bool(side.get("timed_out")),
+               side.get("sensors"))
 
 
 def onset(card: Card, task: Task, command: str, side: dict) -> str | None:

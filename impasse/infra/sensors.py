@@ -1,0 +1,67 @@
+"""Runtime onset sensors: facts the kernel keeps about the agent's container, read on the host after
+each tool call and recorded with its observation before the model sees it (truth from runtime
+state, not from what a command chose to print).
+
+One sensor today, where text is silent: the memory cgroup's OOM-kill counter. A pipeline member
+the kernel kills prints nothing (`pytest | tail` shows a few dots and exits 0), yet the counter
+moves. Reading it is one small file read on the host, a few microseconds, invisible to the agent.
+When the engine runs elsewhere (a VM, a remote daemon) the file is not on this host: the sensor
+says so by being absent, and the annotator falls back to the text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+# Where a container's memory cgroup lives, by cgroup version and the engine's cgroup driver.
+OOM_FILES = (
+    "memory/docker/{id}/memory.oom_control",  # v1, cgroupfs driver
+    "memory/system.slice/docker-{id}.scope/memory.oom_control",  # v1, systemd driver
+    "system.slice/docker-{id}.scope/memory.events",  # v2, systemd driver
+    "docker/{id}/memory.events",  # v2, cgroupfs driver
+)
+OOM_KILLS = "oom_kills"  # the key in an observation's `sensors`
+
+
+def oom_file(container_id: str, root: Path = CGROUP_ROOT) -> Path | None:
+    for template in OOM_FILES:
+        path = root / template.format(id=container_id)
+        if path.is_file():
+            return path
+    return None
+
+
+def read_oom_kills(path: Path) -> int | None:
+    """The `oom_kill N` line of memory.oom_control (v1, kernel ≥ 4.13) or memory.events (v2)."""
+    try:
+        for line in path.read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+@dataclass
+class Sensors:
+    """Per-call deltas of the container's counters: what happened during this call only."""
+
+    oom_path: Path | None
+    oom_before: int | None = None
+
+    @classmethod
+    def attach(cls, container_id: str, root: Path = CGROUP_ROOT) -> Sensors | None:
+        path = oom_file(container_id, root)
+        if path is None or read_oom_kills(path) is None:
+            return None
+        return cls(path, read_oom_kills(path))
+
+    def after_call(self) -> dict[str, int] | None:
+        now = read_oom_kills(self.oom_path) if self.oom_path else None
+        if now is None or self.oom_before is None:
+            return None
+        delta, self.oom_before = now - self.oom_before, now
+        return {OOM_KILLS: delta}
