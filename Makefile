@@ -57,6 +57,7 @@ bench: images
 	$(BIN)/pip install -q --disable-pip-version-check 'mini-swe-agent>=2' 2>/dev/null || echo "mini-swe-agent not installable: its column stays empty"
 	$(BIN)/python bench/exec_overhead.py
 	$(BIN)/python bench/annotate_throughput.py --steps 100000 --runs 500
+	$(BIN)/python bench/sensor_cost.py
 
 lint: venv
 	$(BIN)/ruff check impasse tests harness bench
