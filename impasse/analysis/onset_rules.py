@@ -36,7 +36,11 @@ TOOL_ERROR = re.compile(
     r"Connection refused|"
     r"Could not resolve|could not resolve|Name or service not known|Temporary failure in name resolution|"
     r"unable to |Unable to |certificate|Killed|[Ff]ailed|[Ee]rror|unavailable)|^curl: \(\d+\)|^Killed\b|"
-    r"^Segmentation fault|^OCI runtime \w+ failed")
+    r"^Segmentation fault|^OCI runtime \w+ failed|"
+    # What a tool prints only after it failed, when a pipe kept that and not the error line itself:
+    # git's lock advice (`| tail -3` after `fatal: Unable to create '…/index.lock'`), openssl's verdict.
+    r"^Another git process seems to be running|remove the file manually to continue|"
+    r"^\s*Verify return code: [1-9]\d* \(")
 UNREACHABLE = re.compile(
     r"NewConnectionError|Failed to establish a new connection|Temporary failure in name resolution|"
     r"Name or service not known|Could not resolve host|Connection refused|Network is unreachable|"

@@ -22,11 +22,7 @@ CARDS = load_cards()
 TASKS = {t.id: t for t in load_tasks()}
 # Exit-0 outputs the onset rules do not yet see through, each with why; every other masked sample
 # must give its onset (strict: a fix turns these into failures until the entry goes).
-STILL_MASKED = {
-    ("git_index_lock", 6): "`| tail -3` keeps only git's lock advice, not its `fatal:` line",
-    ("git_index_lock", 8): "`| tail -5` keeps only git's lock advice, not its `fatal:` line",
-    ("tls_cert_invalid", 5): "openssl prints `Verify return code: 10 (certificate has expired)` and exits 0",
-}
+STILL_MASKED: dict[tuple[str, int], str] = {}  # (card, sample) → why its blocked output still hides the blocker
 
 
 def known_false_onset(cards: list[str]) -> pytest.MarkDecorator:
