@@ -15,6 +15,8 @@ from pathlib import Path
 
 import yaml
 
+from impasse.catalog.generated import GeneratedTask
+from impasse.catalog.projects import get_real_project
 from impasse.catalog.tasks import PROJECTS_DIR, TASK_IMAGE_REPO, Task
 
 
@@ -38,11 +40,31 @@ def to_instance(task: Task) -> dict:
     }
 
 
-def export_jsonl(tasks: list[Task], path: Path) -> int:
+def generated_instance(task: GeneratedTask) -> dict:
+    """A generated task over a real PyPI project: `repo` and `version` name the pinned sdist, `patch`
+    is the bug, and the environment is the project's image (the patch applied when it starts)."""
+    project = get_real_project(task.project)
+    return {
+        "instance_id": task.id,
+        "repo": f"pypi/{task.project}",
+        "version": task.version,
+        "patch": task.patch,
+        "FAIL_TO_PASS": list(task.fail_to_pass),
+        "PASS_TO_PASS": list(task.pass_to_pass),
+        "problem_statement": task.problem_statement,
+        "image_name": project.image_repo,
+        "impasse": {"generated": True, "provenance": task.provenance,
+                    "sdist": project.sdist_url, "sha256": project.sha256, "tests": list(project.tests)},
+    }
+
+
+def export_jsonl(tasks: list[Task], path: Path, generated: list[GeneratedTask] = ()) -> int:
     with path.open("w", encoding="utf-8") as out:
         for task in tasks:
             out.write(json.dumps(to_instance(task)) + "\n")
-    return len(tasks)
+        for task in generated:
+            out.write(json.dumps(generated_instance(task)) + "\n")
+    return len(tasks) + len(generated)
 
 
 def reverse_patch(repo: Path, patch: str) -> str:

@@ -1,4 +1,5 @@
-"""`impasse tasks …`: list, validate, pin, and SWE-smith export/import."""
+"""`impasse tasks …`: list, validate, pin, SWE-smith export/import, and the real projects' fetch and
+generate (procedural tasks over pinned PyPI projects)."""
 
 from __future__ import annotations
 
@@ -27,12 +28,18 @@ def load_or_fail(ids: list[str] | None, tasks_dir: Path = TASKS):
 
 
 @app.command("list")
-def list_tasks(coverage: Annotated[bool, typer.Option(help="Show which tasks support each card.")] = False):
+def list_tasks(coverage: Annotated[bool, typer.Option(help="Show which tasks support each card.")] = False,
+               split: Annotated[str, typer.Option(help="lite (hand-written + ~50 generated, stratified by "
+                                                       "project) or full (all).")] = "full"):
     """A table of the tasks (and, with --coverage, card → supporting tasks)."""
     from impasse.catalog.cards import load_cards
+    from impasse.catalog.generated import SPLITS, load_generated, select_split
+    if split not in SPLITS:
+        raise fail(f"--split {split}: unknown; known: {', '.join(SPLITS)}", code=2)
     tasks = load_or_fail(None)
+    generated = select_split(load_generated(), split)
     if coverage:
-        table = Table(title="coverage: blocker card → tasks that support it")
+        table = Table(title=f"coverage ({split}): blocker card → tasks that support it")
         for column in ("card", "tasks", "n"):
             table.add_column(column)
         for card_id in sorted(load_cards()):
@@ -41,13 +48,29 @@ def list_tasks(coverage: Annotated[bool, typer.Option(help="Show which tasks sup
             ids = [t.id for t in tasks if card_id in t.supports]
             table.add_row(card_id, ", ".join(ids), f"[{'green' if len(ids) >= 2 else 'red'}]{len(ids)}[/]")
         out.print(table)
+        projects: dict[str, int] = {}
+        for g in generated:
+            projects[f"{g.project} {g.version}"] = projects.get(f"{g.project} {g.version}", 0) + 1
+        table = Table(title=f"generated tasks ({split}) by project: run under none (cards: not yet)")
+        for column in ("project", "tasks"):
+            table.add_column(column)
+        for name, count in sorted(projects.items()):
+            table.add_row(name, str(count))
+        out.print(table)
         return
-    table = Table(title=f"{len(tasks)} tasks")
+    table = Table(title=f"{len(tasks)} hand-written tasks")
     for column in ("task", "project", "F2P", "P2P", "conditions", "summary"):
         table.add_column(column)
     for t in tasks:
         table.add_row(t.id, t.project.name, str(len(t.fail_to_pass)), str(len(t.pass_to_pass)),
                       ", ".join(t.supports), t.summary)
+    out.print(table)
+    table = Table(title=f"{len(generated)} generated tasks ({split})")
+    for column in ("task", "project", "F2P", "P2P", "strategy"):
+        table.add_column(column)
+    for g in generated:
+        table.add_row(g.id, f"{g.project} {g.version}", str(len(g.fail_to_pass)), str(len(g.pass_to_pass)),
+                      g.provenance.get("strategy", ""))
     out.print(table)
 
 
@@ -99,9 +122,10 @@ def export(path: Path, format: Annotated[str, typer.Option("--format")] = "swesm
     if format != "swesmith":
         raise fail(f"--format {format}: unknown; supported: swesmith", code=2)
     must_be_writable(path, "output")
+    from impasse.catalog.generated import load_generated
     tasks = load_or_fail(None)
     try:
-        count = export_jsonl(tasks, path)
+        count = export_jsonl(tasks, path, load_generated())
     except OSError as err:
         raise write_failed(err, path) from None
     out.print(f"wrote {count} instances to {path}")
@@ -123,3 +147,68 @@ def import_(path: Path, repo: Annotated[Path, typer.Option(help="Local checkout 
     except OSError as err:
         raise fail(f"{err.filename or path}: {err.strerror or err}") from None
     out.print(f"imported {len(folders)} tasks into {into}")
+
+
+def real_projects_or_fail(names: list[str] | None):
+    from impasse.catalog.projects import PinError, get_real_project, load_real_projects
+    try:
+        return [get_real_project(n) for n in names] if names else list(load_real_projects().values())
+    except KeyError as err:
+        raise fail(str(err).strip("'\""), code=2) from None
+    except PinError as err:
+        raise fail(str(err)) from None
+
+
+@app.command()
+def fetch(project: Annotated[list[str] | None, typer.Argument(help="Projects (default: all pinned).")] = None):
+    """Download each real project's pinned sdist (sha256 checked) and wheelhouse, and build its image."""
+    import time
+
+    from impasse.catalog.projects import PinError
+    from impasse.infra.images import ImageBuildError
+    from impasse.infra.projects import ensure_project_image
+    from impasse.infra.projects import fetch as fetch_project
+    projects = real_projects_or_fail(project)
+    api = docker_client()
+    for p in projects:
+        started = time.monotonic()
+        try:
+            image = ensure_project_image(api, fetch_project(p), lambda m: console.print(m, highlight=False))
+        except (PinError, ImageBuildError) as err:
+            raise fail(str(err)) from None
+        size = api.images.get(image).attrs.get("Size", 0) / 1024**2
+        out.print(f"{p.key}: {image} ({size:.0f} MB) in {time.monotonic() - started:.1f}s")
+
+
+@app.command()
+def generate(
+    project: Annotated[list[str] | None, typer.Argument(help="Projects (default: all pinned).")] = None,
+    seed: Annotated[int, typer.Option(help="Fixes which candidates are tried, in which order.")] = 0,
+    max_tasks: Annotated[int, typer.Option(help="Stop a project after keeping this many.")] = 30,
+    max_candidates: Annotated[int, typer.Option(help="Stop a project after trying this many.")] = 200,
+    budget: Annotated[float, typer.Option(help="Stop a project after this many seconds.")] = 900,
+):
+    """Procedural bugs over each project's own functions, kept only when its suite proves them
+    (1–20 tests pass → fail, every other test still passes); written to tasks/pypi/<name>-<version>/."""
+    from impasse.catalog.projects import PinError
+    from impasse.infra.images import ImageBuildError
+    from impasse.infra.projects import ensure_project_image
+    from impasse.infra.projects import fetch as fetch_project
+    from impasse.truth.generation import generate as generate_project
+    projects = real_projects_or_fail(project)
+    api = docker_client()
+    table = Table(title="generation")
+    for column in ("project", "baseline tests", "tried", "kept", "kept/CPU-min", "s", "rejected"):
+        table.add_column(column)
+    for p in projects:
+        try:
+            fetched = fetch_project(p)
+            image = ensure_project_image(api, fetched, lambda m: console.print(m, highlight=False))
+            _, stats = generate_project(api, fetched, image, seed, max_tasks, max_candidates, budget,
+                                        log=lambda m: console.print(m, highlight=False))
+        except (PinError, ImageBuildError, RuntimeError) as err:
+            raise fail(str(err)) from None
+        table.add_row(p.key, str(stats.baseline_tests), str(stats.tried), str(stats.kept),
+                      str(stats.kept_per_cpu_minute), str(stats.wall_seconds),
+                      ", ".join(f"{k}: {v}" for k, v in sorted(stats.rejected.items())))
+    out.print(table)

@@ -1,0 +1,30 @@
+# A real project's environment: its pinned dependencies installed from a host-made wheelhouse with no
+# network, its sdist as /workspace (a git repository, one commit, owned by `agent`), installed in
+# editable mode so the tests import the work tree. Generated tasks are data applied on top of it when a
+# container starts: no image per task.
+ARG BASE
+FROM ${BASE}
+# The build's own containers must not look like impasse's (label impasse=1, inherited from the base):
+# a concurrent `impasse gc` or matrix start would reap them mid-build. The finished image gets it back.
+LABEL impasse=building
+ARG INSTALLS
+ARG TESTS
+COPY wheels/ /tmp/impasse-wheels/
+COPY --chown=1000:1000 src/ /workspace/
+RUN pip="python3 $(ls /tmp/impasse-wheels/pip-*.whl)/pip" \
+ && $pip install -q --no-index --find-links /tmp/impasse-wheels --no-deps --break-system-packages \
+      --root-user-action=ignore --no-warn-script-location --disable-pip-version-check ${INSTALLS} \
+ && cd /workspace && $pip install -q --no-index --find-links /tmp/impasse-wheels --no-deps \
+      --break-system-packages --root-user-action=ignore --disable-pip-version-check -e . \
+ && rm -rf /tmp/impasse-wheels /root/.cache && chown -R 1000:1000 /workspace
+USER agent
+RUN export GIT_AUTHOR_DATE=2026-01-01T00:00:00Z GIT_COMMITTER_DATE=2026-01-01T00:00:00Z \
+ && cd /workspace && git init -q && git add -A && git commit -qm "Current state of the project" \
+ && git rev-parse HEAD > /tmp/base_commit
+USER root
+RUN mkdir -p /opt/impasse-state/pristine && cd /workspace \
+ && for t in ${TESTS} conftest.py pytest.ini setup.cfg tox.ini pyproject.toml; do \
+      if [ -e "$t" ]; then cp -a --parents "$t" /opt/impasse-state/pristine/; fi; done \
+ && cp -a /workspace /opt/impasse-state/seed \
+ && mv /tmp/base_commit /opt/impasse-state/base_commit \
+ && chown -R 0:0 /opt/impasse-state && chmod -R a+rX,go-w /opt/impasse-state

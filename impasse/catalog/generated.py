@@ -1,0 +1,136 @@
+"""Generated tasks as data: per project version, `tasks/pypi/<name>-<version>/` holds `baseline.json`
+(the tests that pass on the pristine project), `tasks.jsonl` (one task a line: bug patch,
+FAIL_TO_PASS, statement, provenance) and `stats.json` (the yield of the run that made them).
+PASS_TO_PASS is every baseline test outside FAIL_TO_PASS, so it is stored once per project, not
+once per task. A task is applied on top of its project's image when a container starts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from impasse.catalog.projects import PYPI, RealProject, generated_dir, load_real_projects
+
+BASELINE, TASKS_FILE, STATS = "baseline.json", "tasks.jsonl", "stats.json"
+
+
+@dataclass(frozen=True)
+class GeneratedTask:
+    id: str
+    project: str
+    version: str
+    patch: str  # bug-introducing, applies with `git apply` at /workspace
+    fail_to_pass: tuple[str, ...]
+    problem_statement: str
+    provenance: dict  # strategy, path, function, line, seed: where the bug is (never shown to the agent)
+    baseline: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def pass_to_pass(self) -> tuple[str, ...]:
+        failing = set(self.fail_to_pass)
+        return tuple(t for t in self.baseline if t not in failing)
+
+    def to_record(self) -> dict:
+        return {"instance_id": self.id, "repo": self.project, "version": self.version, "patch": self.patch,
+                "FAIL_TO_PASS": list(self.fail_to_pass), "problem_statement": self.problem_statement,
+                "provenance": self.provenance}
+
+
+@dataclass
+class Stats:
+    project: str
+    version: str
+    seed: int
+    baseline_tests: int = 0
+    baseline_seconds: float = 0.0
+    tried: int = 0
+    kept: int = 0
+    rejected: dict[str, int] = field(default_factory=dict)
+    kept_by_strategy: dict[str, int] = field(default_factory=dict)
+    tried_by_strategy: dict[str, int] = field(default_factory=dict)
+    container_seconds: float = 0.0  # wall time of the test runs, one container, one pytest at a time
+    wall_seconds: float = 0.0
+
+    def reject(self, reason: str) -> None:
+        self.rejected[reason] = self.rejected.get(reason, 0) + 1
+
+    @property
+    def kept_per_cpu_minute(self) -> float:
+        return round(self.kept / (self.container_seconds / 60), 2) if self.container_seconds else 0.0
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(tmp, path)
+
+
+def save_baseline(project: RealProject, passed: list[str], seconds: float, root: Path = PYPI) -> None:
+    write_atomic(generated_dir(project, root) / BASELINE, json.dumps(
+        {"project": project.name, "version": project.version, "seconds": round(seconds, 2),
+         "passed": sorted(passed)}, indent=0) + "\n")
+
+
+def load_baseline(project: RealProject, root: Path = PYPI) -> tuple[str, ...] | None:
+    path = generated_dir(project, root) / BASELINE
+    return tuple(json.loads(path.read_text())["passed"]) if path.is_file() else None
+
+
+def save_tasks(project: RealProject, tasks: list[GeneratedTask], stats: Stats, root: Path = PYPI) -> None:
+    folder = generated_dir(project, root)
+    write_atomic(folder / TASKS_FILE, "".join(json.dumps(t.to_record()) + "\n" for t in tasks))
+    data = asdict(stats) | {"kept_per_cpu_minute": stats.kept_per_cpu_minute}
+    write_atomic(folder / STATS, json.dumps(data, indent=1) + "\n")
+
+
+def load_stats(project: RealProject, root: Path = PYPI) -> dict | None:
+    path = generated_dir(project, root) / STATS
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def load_project_tasks(project: RealProject, root: Path = PYPI) -> list[GeneratedTask]:
+    path = generated_dir(project, root) / TASKS_FILE
+    if not path.is_file():
+        return []
+    baseline = load_baseline(project, root) or ()
+    tasks = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            r = json.loads(line)
+            tasks.append(GeneratedTask(r["instance_id"], r["repo"], r["version"], r["patch"],
+                                       tuple(r["FAIL_TO_PASS"]), r["problem_statement"], r["provenance"],
+                                       baseline))
+    return tasks
+
+
+def load_generated(root: Path = PYPI, projects_file: Path | None = None) -> list[GeneratedTask]:
+    projects = load_real_projects(projects_file) if projects_file else load_real_projects()
+    return [t for p in projects.values() for t in load_project_tasks(p, root)]
+
+
+LITE_SIZE = 50
+SPLITS = ("lite", "full")
+
+
+def select_split(tasks: list[GeneratedTask], split: str) -> list[GeneratedTask]:
+    """`full`: every generated task. `lite`: about LITE_SIZE of them, stratified by project — taken
+    round-robin over the projects, each project's tasks in a fixed order (sorted by id), so the
+    split is the same wherever it is computed and grows only when a project's tasks change."""
+    if split == "full":
+        return list(tasks)
+    by_project: dict[str, list[GeneratedTask]] = {}
+    for task in sorted(tasks, key=lambda t: t.id):
+        by_project.setdefault(task.project, []).append(task)
+    chosen: list[GeneratedTask] = []
+    queues = [by_project[p] for p in sorted(by_project)]
+    depth = 0
+    while len(chosen) < LITE_SIZE and any(depth < len(q) for q in queues):
+        chosen += [q[depth] for q in queues if depth < len(q)][:LITE_SIZE - len(chosen)]
+        depth += 1
+    return chosen

@@ -1,0 +1,158 @@
+"""A real project on this host and as an image. `fetch` downloads its pinned sdist (sha256 checked)
+and a wheelhouse of its pinned dependencies on the host, where PyPI's certificates verify; the
+image (`project.Dockerfile` on the base) installs from that wheelhouse with the network off.
+
+Every download goes to a private temporary folder first and is moved into place only once complete
+and checked, so an interrupted or rejected fetch leaves nothing half-written in the cache.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import docker
+
+from impasse.catalog.projects import PinError, RealProject, sha256_of, verify_sha256
+from impasse.infra import images
+from impasse.infra.images import Layer, Log
+from impasse.infra.sandbox import Sandbox
+from impasse.paths import DOCKERFILES
+
+CACHE = Path(os.environ.get("IMPASSE_PYPI_CACHE",
+                            Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "impasse" / "pypi"))
+TARGET = ("--python-version", "3.11", "--implementation", "cp", "--platform", "manylinux2014_x86_64",
+          "--platform", "any")  # the base image's Debian bookworm python3
+
+
+@dataclass(frozen=True)
+class Fetched:
+    project: RealProject
+    sdist: Path
+    wheelhouse: Path
+    source: Path  # the unpacked sdist: what the image's /workspace holds and the mutations read
+
+
+def download(url: str, dest: Path) -> None:
+    with urllib.request.urlopen(url, timeout=120) as response, dest.open("wb") as out:
+        shutil.copyfileobj(response, out)
+
+
+def fetch_sdist(project: RealProject, cache: Path, fetcher=download) -> Path:
+    final = cache / "sdists" / project.sdist_name
+    if final.is_file() and sha256_of(final) == project.sha256:
+        return final
+    final.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=final.parent, prefix=".fetch-") as tmp:
+        partial = Path(tmp) / project.sdist_name
+        fetcher(project.sdist_url, partial)
+        verify_sha256(partial, project.sha256, f"{project.key} ({project.sdist_url})")
+        os.replace(partial, final)
+    return final
+
+
+def fetch_wheelhouse(project: RealProject, cache: Path) -> Path:
+    """Exactly the pinned wheels (--no-deps: the pins are the whole environment), for the image's
+    interpreter rather than the host's."""
+    final = cache / "wheelhouse" / f"{project.key}-{project.pins_hash}"
+    if final.is_dir():
+        return final
+    final.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=final.parent, prefix=".fetch-") as tmp:
+        staging = Path(tmp) / "wheels"
+        for group in distinct_names(project.wheels):  # pip takes one version of a name per call
+            argv = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                    "--disable-pip-version-check", *TARGET, "-d", str(staging), *group]
+            done = subprocess.run(argv, capture_output=True, text=True)
+            if done.returncode:
+                raise PinError(f"{project.key}: pip download of its pins failed:\n{done.stderr.strip()[-1500:]}")
+        missing = [p for p in project.wheels if not any(wheel_matches(w.name, p) for w in staging.iterdir())]
+        if missing:
+            raise PinError(f"{project.key}: the wheelhouse lacks {', '.join(missing)}")
+        os.replace(staging, final)
+    return final
+
+
+def distinct_names(pins: tuple[str, ...]) -> list[list[str]]:
+    groups: list[list[str]] = []
+    for pin in pins:
+        name = pin.split("==")[0].lower()
+        group = next((g for g in groups if name not in {p.split("==")[0].lower() for p in g}), None)
+        if group is None:
+            groups.append(group := [])
+        group.append(pin)
+    return groups
+
+
+def wheel_matches(filename: str, pin: str) -> bool:
+    name, version = pin.split("==")
+    norm = lambda s: s.lower().replace("-", "_").replace(".", "_")  # noqa: E731
+    parts = filename.split("-")
+    return len(parts) > 2 and norm(parts[0]) == norm(name) and parts[1] == version
+
+
+def unpack(project: RealProject, sdist: Path, cache: Path) -> Path:
+    final = cache / "src" / f"{project.key}-{project.sha256[:12]}"
+    if final.is_dir():
+        return final
+    final.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=final.parent, prefix=".unpack-") as tmp:
+        with tarfile.open(sdist) as tar:
+            tar.extractall(tmp, filter="data")
+        (top,) = [p for p in Path(tmp).iterdir() if p.is_dir()]
+        missing = [t for t in project.tests if not (top / t).exists()]
+        if missing:
+            raise PinError(f"{project.key}: the sdist holds no {', '.join(missing)} (its test suite)")
+        os.replace(top, final)
+    return final
+
+
+def fetch(project: RealProject, cache: Path = CACHE, log: Log = lambda m: None) -> Fetched:
+    log(f"fetching {project.key} ...")
+    sdist = fetch_sdist(project, cache)
+    return Fetched(project, sdist, fetch_wheelhouse(project, cache), unpack(project, sdist, cache))
+
+
+def project_layer(fetched: Fetched, base: str) -> Layer:
+    project = fetched.project
+    return Layer(repo=project.image_repo, dockerfile=DOCKERFILES / "project.Dockerfile", parent=base,
+                 files={"src": fetched.source, "wheels": fetched.wheelhouse},
+                 buildargs={"INSTALLS": " ".join(project.installs), "TESTS": " ".join(project.tests)})
+
+
+def ensure_project_image(api: docker.DockerClient, fetched: Fetched, log: Log = lambda m: None) -> str:
+    base = images.ensure_base(api, log)
+    try:
+        return images.ensure_layer(api, project_layer(fetched, base), log)
+    except images.ImageBuildError as err:
+        raise images.ImageBuildError(f"project {fetched.project.key}: image build failed\n{err}") from None
+
+
+def file_tar(path: str, text: str) -> bytes:
+    """A one-file tar owned by the agent, to write into a container."""
+    stream, data = io.BytesIO(), text.encode("utf-8")
+    with tarfile.open(fileobj=stream, mode="w") as tar:
+        info = tarfile.TarInfo(path)
+        info.size, info.mode, info.uid, info.gid = len(data), 0o644, 1000, 1000
+        tar.addfile(info, io.BytesIO(data))
+    return stream.getvalue()
+
+
+def apply_task_patch(box: Sandbox, patch: str) -> None:
+    """A generated task on a fresh container of its project's image: the bug applied as the agent and
+    folded into the one commit (so history does not show it), and the state's base commit updated."""
+    box.write_tar("/tmp", file_tar("impasse-task.patch", patch))
+    dates = "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z GIT_COMMITTER_DATE=2026-01-01T00:00:00Z"
+    done = box.exec(f"cd /workspace && git apply /tmp/impasse-task.patch && rm /tmp/impasse-task.patch "
+                    f"&& git add -A && {dates} git commit -q --amend -m 'Current state of the project'")
+    if done.exit_code:
+        raise images.ImageBuildError(f"the task's patch does not apply: {done.output.strip()[-500:]}")
+    box.exec_root("git -C /workspace rev-parse HEAD > /opt/impasse-state/base_commit")
