@@ -239,8 +239,10 @@ def pid_alive(pid: str) -> bool:
 
 def reap_stale(api: docker.DockerClient) -> int:
     """Remove containers and networks left by impasse processes that are gone (killed, crashed)."""
-    stale = [c for c in api.containers.list(all=True, filters={"label": "impasse=1"})
-             if not pid_alive(c.labels.get("impasse.pid", ""))]
+    # Only what an impasse process started carries its pid: a builder's intermediate container
+    # inherits `impasse=1` from the base image's labels, and killing it would break a live build.
+    stale = [c for c in api.containers.list(all=True, filters={"label": ["impasse=1", "impasse.pid"]})
+             if not pid_alive(c.labels["impasse.pid"])]
     for container in stale:
         remove_container(container)
     for network in api.networks.list(filters={"label": "impasse=1"}):
@@ -252,7 +254,7 @@ def reap_stale(api: docker.DockerClient) -> int:
 
 def reap(api: docker.DockerClient, label: str = "impasse=1") -> tuple[int, int]:
     """Remove every impasse-labelled container and network. Returns (containers, networks)."""
-    containers = api.containers.list(all=True, filters={"label": label})
+    containers = api.containers.list(all=True, filters={"label": [label, "impasse.pid"]})  # see reap_stale
     for container in containers:
         remove_container(container)
     networks = api.networks.list(filters={"label": label})

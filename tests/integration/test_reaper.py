@@ -1,0 +1,38 @@
+"""The reaper removes what dead impasse processes left, and nothing else: a builder's intermediate
+container inherits `impasse=1` from the base image's labels and must survive a concurrent gc."""
+
+from __future__ import annotations
+
+import docker.errors
+import pytest
+
+from impasse.infra.images import ensure_base
+from impasse.infra.sandbox import reap_stale, remove_container
+
+DEAD_PID = "999999999"
+
+
+@pytest.fixture
+def base(api):
+    return ensure_base(api, log=lambda m: None)
+
+
+def exists(api, container) -> bool:
+    try:
+        api.containers.get(container.id)
+    except docker.errors.NotFound:
+        return False
+    return True
+
+
+def test_stale_sandboxes_go_and_build_containers_stay(api, base):
+    dead = api.containers.run(base, ["sleep", "60"], detach=True, labels={"impasse": "1", "impasse.pid": DEAD_PID})
+    building = api.containers.run(base, ["sleep", "60"], detach=True, labels={"impasse": "1"})
+    try:
+        reap_stale(api)
+        assert not exists(api, dead)
+        assert exists(api, building)
+    finally:
+        remove_container(building)
+        if exists(api, dead):
+            remove_container(dead)
