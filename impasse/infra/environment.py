@@ -16,7 +16,7 @@ import docker
 import docker.errors
 
 from impasse.catalog.conditions import Condition
-from impasse.catalog.tasks import Service
+from impasse.catalog.tasks import TEST_CONFIG_FILES, Service
 from impasse.infra.layers import ConditionImage
 from impasse.infra.sandbox import (
     Sandbox,
@@ -158,8 +158,12 @@ def populate_workspace(box: Sandbox, owner: str, workspace_tar: bytes | None, tm
 
 
 def restore_pristine_tests(box: Sandbox, owner: str) -> None:
-    """Grading never trusts the tests as the agent left them."""
-    result = box.exec(f"rm -rf /workspace/tests && cp -r {STATE}/pristine/. /workspace/",
+    """Grading never trusts the tests as the agent left them: tests/ and every test configuration
+    file are put back as they were, and one the agent added (a conftest.py beside tests/, which
+    pytest loads for every test under it) is removed."""
+    added = " ".join(TEST_CONFIG_FILES)
+    result = box.exec(f"rm -rf /workspace/tests && for f in {added}; do [ -e {STATE}/pristine/$f ] "
+                      f"|| rm -rf /workspace/$f || exit 1; done && cp -r {STATE}/pristine/. /workspace/",
                       user=owner)
     if result.exit_code:
         raise EnvironmentSetupError(f"could not restore the pristine tests: {result.output[-300:]}")
