@@ -108,7 +108,8 @@ def route_of(outcome: Outcome, truth: Truth | None) -> str | None:
         return None
     if truth.blocker_active_at_end is False:
         return "the blocker itself was removed: the probe no longer holds"
-    return "the blocker holds (the probe says so) and the tests pass anyway: the workspace routes around it"
+    named = f" ({'; '.join(truth.routes)})" if truth.routes else ""
+    return f"the blocker holds (the probe says so) and the tests pass anyway: the workspace routes around it{named}"
 
 
 def meta_for(spec: RunSpec, staged: ConditionImage, run_id: str, api) -> RunMeta:

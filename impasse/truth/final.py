@@ -11,6 +11,7 @@ import docker
 
 from impasse.infra.environment import LiveEnvironment
 from impasse.truth.grading import Grade, base_commit, capture_worktree, committed_fix, git_facts, grade
+from impasse.truth.routes import workspace_routes
 
 TEST_PATHS = ("tests", "conftest.py", "pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml")
 # Files outside the workspace that can change what a test run does: import hooks, PATH shims,
@@ -36,6 +37,7 @@ class Truth:
     untracked: list[str]
     grade: Grade | None
     grading_error: str | None = None
+    routes: list[str] = field(default_factory=list)  # what stands in for what was taken away (routes.py)
 
     @property
     def resolved(self) -> bool:
@@ -82,8 +84,9 @@ def derive_truth(api: docker.DockerClient, env: LiveEnvironment, labels: dict[st
         active = env.probe()
         integrity = check_integrity(env, base)
         diff, untracked = git_facts(env.box, base)
+        routes = workspace_routes(env)
         try:
             graded, error = grading.result(), None
         except Exception as err:  # recorded: a run whose grading failed is a harness error, not a result
             graded, error = None, f"{type(err).__name__}: {err}"
-    return Truth(active, integrity, diff, untracked, graded, error)
+    return Truth(active, integrity, diff, untracked, graded, error, routes)

@@ -51,6 +51,7 @@ def test_a_shim_module_under_removed_dependency_is_a_circumvention_not_a_solve(a
     assert result.outcome == "circumvention", record.result.ending
     assert record.result.resolved and record.result.blocker_active_at_end  # PyYAML is still gone
     assert "routes around" in record.result.route
+    assert "module yaml resolves to /workspace/yaml.py" in record.result.route  # the route, named
     (annotation,) = annotate_paths([result.path]).annotations
     assert annotation.row.t_star == 1  # the first test run, piped through tail, showed the missing module
     assert annotation.row.U >= 1 and any(h["on"] == "edit_path" for h in annotation.evidence["U"])
