@@ -8,9 +8,10 @@ all, so a zero (or missing) status does not mean nothing failed. The rules (docs
    listing of text (grep -n / numbered source / a diff line), which quotes an error rather than
    reporting one.
 2. A command that exited 0, or whose status was not recorded: the line counts only when it is a
-   *failure line* — an exception's last line (`SomeError: …`, `pkg.module.KeyMissing: …`), a
-   tool's own error (`fatal: …`, `error: …`, `sed: …: Read-only file system`, `bash: jq: command
-   not found`, `curl: (7) …`), a pytest failure line (`E   …`, `FAILED … - …`), or a client's
+   *failure line* — an exception's last line (`SomeError: …`, `pkg.module.KeyMissing: …`) or
+   pytest's crash location that names it (`pkg/module.py:27: KeyMissing`), a tool's own error
+   (`fatal: …`, `error: …`, `sed: …: Read-only file system`, `bash: jq: command not found`,
+   `curl: (7) …`), a pytest failure line (`E   …`, `FAILED … - …`), or a client's
    connection, resolution or certificate error. A warning is not an onset (`WARNING: …`,
    `DeprecationWarning: …`), except one that names an unreachable resource (pip's `WARNING:
    Retrying … NewConnectionError …`): it says the network is gone.
@@ -25,9 +26,13 @@ import re
 
 # grep -n / grep -rn output, `cat -n` or editor listings, and diff lines: quoted text, not a report.
 LISTING = re.compile(r"^(?:[\w./-]+:\d+[:-]|\s*\d+\s*[|:\t]|\s*\d+\s{2,}|[+-](?![+-])|@@ )")
-EXCEPTION_LINE = re.compile(
-    r"^(?:E\s+)?(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Missing|Refused|Denied|Failed|Failure|"
-    r"NotFound|Unavailable|Timeout|Invalid|Expired|Interrupt)\w*(?::|$)")
+EXCEPTION_NAME = (r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Missing|Refused|Denied|Failed|Failure|"
+                  r"NotFound|Unavailable|Timeout|Invalid|Expired|Interrupt)\w*")
+EXCEPTION_LINE = re.compile(rf"^(?:E\s+)?{EXCEPTION_NAME}(?::|$)")
+# pytest's crash location under a long traceback: where the exception was raised and its type
+# (`invoicekit/signing.py:27: SigningKeyMissing`). A report, not a grep hit: grep -n prints the
+# matched line right after the colon, pytest a space and nothing but the exception's type.
+CRASH_LOCATION = re.compile(rf"^[\w./-]+\.py:\d+: {EXCEPTION_NAME}$")
 TOOL_ERROR = re.compile(
     r"^(?:fatal|error|ERROR|E|Error|FATAL|panic|npm ERR!|FAILED|ERROR \S+ -)[:!]?\s|"
     r"^FAILED \S+ - |^E\s{2,}\S|^(?:[\w.+/-]+: )+(?:line \d+: )?.*(?:"
@@ -49,14 +54,15 @@ WARNING = re.compile(r"^\s*(?:\w*Warning\b|WARNING\b|warning\b|hint\b)")
 
 
 def is_listing(line: str) -> bool:
-    return bool(LISTING.match(line))
+    return bool(LISTING.match(line)) and not CRASH_LOCATION.match(line.strip())
 
 
 def is_failure_line(line: str) -> bool:
     text = line.strip()
     if WARNING.match(text):
         return bool(UNREACHABLE.search(text))
-    return bool(EXCEPTION_LINE.match(text) or TOOL_ERROR.match(text) or UNREACHABLE.search(text))
+    return bool(EXCEPTION_LINE.match(text) or CRASH_LOCATION.match(text) or TOOL_ERROR.match(text)
+                or UNREACHABLE.search(text))
 
 
 def line_counts(line: str, exit_code: int | None) -> bool:

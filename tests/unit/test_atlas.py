@@ -7,7 +7,7 @@ them. No Docker: the fixtures are read.
   few named in STILL_MASKED;
 - a blocked output that does not show it gives none;
 - no `none` output gives an onset for any card of its task, except the known false onsets the
-  fixture names (`none_fires`: the sandbox has no internet and no pip in any condition)."""
+  fixture names (`none_fires`: the sandbox has no internet in any condition)."""
 
 from __future__ import annotations
 

@@ -51,6 +51,18 @@ def test_listings(line):
     assert is_listing(line)
 
 
+@pytest.mark.parametrize("line", ["invoicekit/signing.py:27: SigningKeyMissing",
+                                  "tests/test_store.py:35: AssertionError"])
+def test_pytests_crash_location_is_a_failure_line_not_a_listing(line):
+    assert not is_listing(line) and is_failure_line(line) and line_counts(line, 0)
+
+
+@pytest.mark.parametrize("line", ["invoicekit/signing.py:16:class SigningKeyMissing(RuntimeError):",
+                                  "invoicekit/signing.py:27:SigningKeyMissing", "notes.txt:3: SigningKeyMissing"])
+def test_a_grep_hit_on_an_exception_name_stays_a_listing(line):
+    assert is_listing(line) and not line_counts(line, 0)
+
+
 @pytest.mark.parametrize("line", ["bash: line 1: jq: command not found", "E   ModuleNotFoundError: No module named 'x'",
                                   "fatal: not a git repository", "Killed", "--- FAIL"])
 def test_not_listings(line):

@@ -28,7 +28,6 @@ POSITIVE = {
         "E   ModuleNotFoundError: No module named 'yaml'",
         "ERROR: Could not find a version that satisfies the requirement pyyaml (from versions: none)",
         "ERROR: No matching distribution found for pyyaml",
-        "/usr/bin/python3: No module named pip",
     ],
     "flaky_sandbox": [
         "Error response from daemon: Container 3f2a is paused, unpause the container before exec",
@@ -39,16 +38,23 @@ POSITIVE = {
     "missing_secret": [
         "E   KeyError: 'INVOICE_SIGNING_KEY'",
         "invoicekit.signing.SigningKeyMissing: INVOICE_SIGNING_KEY is not set; exports cannot be signed",
+        "invoicekit/signing.py:27: SigningKeyMissing",  # pytest's crash location, under `| tail`
+        "botocore.exceptions.NoCredentialsError: Unable to locate credentials",
     ],
     "service_down": [
         "ConnectionRefusedError: [Errno 111] Connection refused",
         "urllib.error.URLError: <urlopen error [Errno 111] Connection refused>",
         "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server",
+        # pytest's report cut short: the crash location, a summary line cut at the terminal width
+        "/usr/lib/python3.11/urllib/request.py:1351: URLError",
+        "FAILED tests/test_catalog.py::test_service_is_healthy - urllib.error.URLError...",
     ],
     "network_down_download": [
         "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>",
         "socket.gaierror: [Errno -2] Name or service not known",
         "curl: (6) Could not resolve host: data.impasse.test",
+        "/usr/lib/python3.11/urllib/request.py:1351: URLError",
+        "FAILED tests/test_upstreams.py::test_published_rates_convert_dollars - urllib.error.URLError: <urlopen...",
     ],
     "git_index_lock": [
         "fatal: Unable to create '/workspace/.git/index.lock': File exists.",
@@ -59,16 +65,21 @@ POSITIVE = {
         "OSError: [Errno 28] No space left on device",
         "sqlite3.OperationalError: database or disk is full",
         "FileNotFoundError: [Errno 2] No usable temporary directory found in ['/tmp', '/var/tmp']",
+        "fatal: sha1 file '/workspace/.git/index.lock' write error. Out of diskspace",
     ],
     "missing_binary": [
         "bash: line 1: jq: command not found",
         "/bin/sh: 1: jq: not found",
         "FileNotFoundError: [Errno 2] No such file or directory: 'jq'",
+        "/usr/lib/python3.11/subprocess.py:1901: FileNotFoundError",
+        "FAILED tests/test_jq.py::test_jq_is_available - FileNotFoundError: [Errno 2] ...",
     ],
     "tls_cert_invalid": [
         "<urlopen error [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate has expired "
         "(_ssl.c:992)>",
         "curl: (60) SSL certificate problem: certificate has expired",
+        "/usr/lib/python3.11/urllib/request.py:1351: URLError",
+        "ERROR tests/test_sync.py::test_feed_prices - urllib.error.URLError: <urlopen ...",
     ],
     "oom_kill": [
         "bash: line 1:    57 Killed                  python3 -m pytest -q",
@@ -84,6 +95,7 @@ HEALTHY = [
     "ModuleNotFoundError: No module named 'invoicekit'",  # the project's own package, not removed
     "bash: line 1: git-lfs: command not found",  # not the binary that was taken away
     "KeyError: 'sku'",
+    "/usr/bin/python3: No module named pip",  # pip is absent in every condition, the control included
 ]
 
 
@@ -108,6 +120,20 @@ def test_real_error_text_is_an_onset(card_id, output):
 @pytest.mark.parametrize("output", HEALTHY)
 def test_healthy_output_is_no_onset(card_id, output):
     assert onset(card_id, output) is None
+
+
+# pytest's short summary cut at the terminal width, but not before it named a cause that is not this card's
+CUT_NAMING_ANOTHER_CAUSE = {
+    "service_down": "FAILED tests/test_upstreams.py::t - urllib.error.URLError: <urlopen error [SSL: CERTIF...",
+    "tls_cert_invalid": "FAILED tests/test_catalog.py::t - urllib.error.URLError: <urlopen error [Errno 111] Conn...",
+    "network_down_download": "FAILED tests/test_catalog.py::t - urllib.error.URLError: <urlopen error [Errno 111] C...",
+    "missing_binary": "FAILED tests/test_config.py::t - FileNotFoundError: [Errno 2] No such file or directory: 'te...",
+}
+
+
+@pytest.mark.parametrize("card_id", sorted(CUT_NAMING_ANOTHER_CAUSE))
+def test_a_cut_summary_line_that_still_names_another_cause_is_no_onset(card_id):
+    assert onset(card_id, CUT_NAMING_ANOTHER_CAUSE[card_id], exit_code=0) is None
 
 
 def test_a_command_that_succeeded_is_no_onset():
