@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import signal
 import time
 from pathlib import Path
@@ -29,6 +30,8 @@ def matrix(
     workers: Annotated[int | None, typer.Option(min=1, help="Parallel episodes (default 2; overrides --file).")] = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Run folder (default runs/; overrides --file).")] = None,
     file: Annotated[Path | None, typer.Option(help="A matrix YAML file (see harness/matrix.yaml).")] = None,
+    executor: Annotated[str | None, typer.Option(help="local (threads here, the default) or ray (a Ray cluster "
+                                                      "from RAY_ADDRESS; pip install 'impasse[ray]').")] = None,
 ) -> None:
     """Run models × conditions × tasks × seeds; finished runs are skipped, cut-short runs redone."""
     from impasse.runs.matrix import MatrixError, MatrixSpec, load_matrix_file, run_matrix, split
@@ -43,6 +46,11 @@ def matrix(
         else:
             raise MatrixError("give --models (or --file)")
         spec.workers = workers or spec.workers
+        spec.executor = executor or spec.executor
+        if spec.executor not in ("local", "ray"):
+            raise MatrixError(f"unknown executor {spec.executor!r}: use local or ray")
+        if spec.executor == "ray" and importlib.util.find_spec("ray") is None:
+            raise MatrixError("--executor ray needs Ray: pip install 'impasse[ray]'")
         spec.out = out_dir or spec.out
     except MatrixError as err:
         raise fail(str(err), code=2) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -25,6 +26,7 @@ def with_retries(call: Callable[[], T], retryable: Callable[[Exception], bool], 
             if attempt == attempts:
                 raise TransportError(f"{what} failed after {attempts} attempts: "
                                      f"{type(err).__name__}: {str(err)[:300]}") from err
-            time.sleep(wait)
+            # Jittered: 64 episodes turned away by one rate limit must not all come back at once.
+            time.sleep(wait * random.uniform(0.5, 1.5))
             wait *= 2
     raise AssertionError("unreachable")

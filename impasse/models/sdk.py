@@ -1,12 +1,30 @@
 """An official SDK client built the same way for every vendor: key and endpoint from the environment
-(never written anywhere), our own retries instead of the SDK's, and a clear error if not installed."""
+(never written anywhere), our own retries instead of the SDK's, and a clear error if not installed.
+
+One client per endpoint is shared by every run of the process. Building a client costs ~50 ms of
+CPU (its TLS context) and keeps its own connections open until it is collected; a matrix of
+thousands of runs, 64 at a time, would pay that per run and hold a connection per finished run.
+The shared client's pool keeps a warm connection for every worker (`size_pools`)."""
 
 from __future__ import annotations
 
 import importlib
 import os
+import threading
 
 from impasse.models import TransportError
+
+KEEPALIVE = 100  # the SDKs' own default: enough for 100 workers without reconnecting
+MAX_CONNECTIONS = 1000
+_clients: dict[tuple, object] = {}
+_lock = threading.Lock()
+_pool = {"keepalive": KEEPALIVE}
+
+
+def size_pools(workers: int) -> None:
+    """Warm connections for `workers` requests at once, for clients made from now on."""
+    with _lock:
+        _pool["keepalive"] = max(KEEPALIVE, workers)
 
 
 def make_client(package: str, factory: str, vendor: str, base_url: str | None, timeout: float):
@@ -14,7 +32,21 @@ def make_client(package: str, factory: str, vendor: str, base_url: str | None, t
         module = importlib.import_module(package)
     except ImportError as err:  # pragma: no cover - the extras are part of the default install
         raise TransportError(f"the {package} package is not installed: pip install 'impasse[{package}]'") from err
-    return getattr(module, factory)(
-        api_key=os.environ.get(f"{vendor}_API_KEY") or "not-needed",
-        base_url=base_url or os.environ.get(f"{vendor}_BASE_URL") or None,
-        timeout=timeout, max_retries=0)
+    key = os.environ.get(f"{vendor}_API_KEY") or "not-needed"
+    url = base_url or os.environ.get(f"{vendor}_BASE_URL") or None
+    # The key is part of the cache key (in memory only) so a changed key never reuses a client.
+    wanted = (package, factory, key, url, timeout, _pool["keepalive"])
+    with _lock:
+        if wanted not in _clients:
+            _clients[wanted] = getattr(module, factory)(
+                api_key=key, base_url=url, timeout=timeout, max_retries=0, http_client=http_client(module, timeout))
+        return _clients[wanted]
+
+
+def http_client(module, timeout: float):
+    """The SDK's own HTTP client class (its defaults: redirects, headers), with our pool size."""
+    httpx = importlib.import_module(module.DefaultHttpxClient.__mro__[1].__module__.split(".")[0])
+    limits = httpx.Limits(
+        max_connections=max(MAX_CONNECTIONS, _pool["keepalive"]), max_keepalive_connections=_pool["keepalive"],
+        keepalive_expiry=30.0)  # longer than a slow model turn, so a worker's connection survives between turns
+    return module.DefaultHttpxClient(limits=limits, timeout=timeout)

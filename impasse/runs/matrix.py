@@ -2,15 +2,14 @@
 
 A run id is a deterministic function of what defines the run, so a restarted matrix finds its
 finished runs (they have result.json) and skips them, and redoes from scratch any run that was cut
-short. Leftover containers of dead impasse processes are reaped on start. Images are built before
-the workers start, so workers never race to build the same layer."""
+short. Leftover containers of dead impasse processes are reaped on start. The runs themselves are
+carried out by an executor (runs/executors.py): local threads by default."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import docker
@@ -21,9 +20,11 @@ from impasse.catalog.cards import load_cards
 from impasse.catalog.conditions import Condition, make_condition
 from impasse.catalog.tasks import load_tasks
 from impasse.episode.rundir import RunDir
-from impasse.infra.layers import ConditionImage, stage
+from impasse.infra.layers import ConditionImage
 from impasse.infra.sandbox import reap_stale
-from impasse.runs.runner import RunSpec, execute, run_id_for
+from impasse.models.sdk import size_pools
+from impasse.runs.executors import EXECUTORS, RunExecutor, make_executor
+from impasse.runs.runner import RunSpec, run_id_for
 from impasse.vocabulary import Duty, Gate
 
 
@@ -48,6 +49,7 @@ class MatrixSpec:
     gate: Gate = Gate.TOOL
     report_duty: Duty | None = None
     channel: bool = True
+    executor: str = "local"  # where the runs happen: runs/executors.py
 
     def run_spec(self, model: str, condition: str, task: str, seed: int) -> RunSpec:
         return RunSpec(model, condition, task, seed, self.budget, self.out, self.base_url, self.tool_timeout,
@@ -88,6 +90,12 @@ def strict_bool(value) -> bool:
     return value
 
 
+def executor_name(value) -> str:
+    if value not in EXECUTORS:
+        raise ValueError(value)
+    return value
+
+
 def positive(value) -> int:
     if isinstance(value, bool) or int(value) != value or int(value) < 1:
         raise ValueError(value)
@@ -97,7 +105,8 @@ def positive(value) -> int:
 FILE_KEYS = tuple(f.name for f in fields(MatrixSpec))
 CONVERT = {"models": split, "conditions": split, "tasks": split, "seeds": positive, "workers": positive,
            "budget": positive, "tool_timeout": positive, "model_timeout": float, "out": Path, "gate": Gate,
-           "report_duty": Duty, "channel": strict_bool, "base_url": str}
+           "report_duty": Duty, "channel": strict_bool, "base_url": str,
+           "executor": executor_name}
 
 
 def load_matrix_file(path: Path) -> MatrixSpec:
@@ -143,47 +152,36 @@ def plan(matrix: MatrixSpec) -> list[Planned]:
     return planned
 
 
-def prepare_images(api: docker.DockerClient, planned: list[Planned], log) -> None:
-    """Every condition's image built once, before the workers start, and handed to its runs."""
-    staged: dict[tuple[str, str], ConditionImage] = {}
-    for item in planned:
-        key = (item.condition.task.id, item.condition.name)
-        if key not in staged:
-            staged[key] = stage(api, item.condition, log)
-        item.staged = staged[key]
-
-
 def run_matrix(api: docker.DockerClient, matrix: MatrixSpec, on_update: Callable[[Progress, str], None],
-               log=lambda m: None) -> Progress:
+               log=lambda m: None, executor: RunExecutor | None = None) -> Progress:
+    """`executor`: where the runs happen; by default `matrix.workers` threads on `api`'s engine."""
     reap_stale(api)
     planned = plan(matrix)
     todo = [p for p in planned if not p.finished]
     progress = Progress(total=len(planned), skipped=len(planned) - len(todo))
     on_update(progress, "planned")
-    prepare_images(api, todo, log)
+    if not todo:  # nothing to do: no executor to start (a Ray cluster takes seconds to reach)
+        return progress
+    size_pools(matrix.workers)  # one warm model connection per worker, shared by all runs
+    try:
+        executor = executor or make_executor(matrix.executor, api, matrix.workers, log)
+    except (RuntimeError, ValueError, ConnectionError) as err:  # Ray not installed, or no cluster to reach
+        raise MatrixError(str(err)) from None
     lock = threading.Lock()
 
-    def one(item: Planned) -> str:
+    def started(item: Planned) -> None:
         with lock:
             progress.running += 1
             on_update(progress, item.run_id)
-        try:
-            return execute(api, replace(item.spec), staged=item.staged).outcome
-        finally:
-            with lock:
-                progress.running -= 1
 
-    with ThreadPoolExecutor(max_workers=max(1, matrix.workers)) as pool:
-        futures = {pool.submit(one, item): item for item in todo}
-        for future in as_completed(futures):
-            with lock:
-                try:
-                    outcome = future.result()
-                    progress.done += 1
-                    progress.outcomes[outcome] = progress.outcomes.get(outcome, 0) + 1
-                except Exception as err:  # one broken run must not stop the matrix; it is redone next time
-                    progress.failed += 1
-                    log(f"{futures[future].run_id} failed: {type(err).__name__}: {err}")
-                on_update(progress, futures[future].run_id)
+    for end in executor.map(todo, started):
+        with lock:
+            progress.running = max(0, progress.running - 1)
+            if end.error is None:
+                progress.done += 1
+                progress.outcomes[end.outcome] = progress.outcomes.get(end.outcome, 0) + 1
+            else:
+                progress.failed += 1
+                log(f"{end.item.run_id} failed: {end.error}")
+            on_update(progress, end.item.run_id)
     return progress
-

@@ -1,0 +1,143 @@
+"""`impasse matrix --executor ray`: one Ray task per run, on the nodes that advertise a Docker engine.
+
+Deployment: every machine with Docker joins the cluster with the custom resource `docker` set to
+the episodes it may run at once (`ray start --address HEAD --resources '{"docker": 16}'`); the
+driver (`impasse matrix --executor ray`, cluster from RAY_ADDRESS) needs no Docker for the runs.
+
+- A task resolves and stages its condition on its own node (content-hash tags: the first task of
+  a condition there builds it under the per-tag lock, the others find it), runs the episode into a
+  node-local folder and ships the folder back; the driver writes it under `out/<run_id>` in one
+  rename. The driver's folder therefore only ever holds finished runs, wherever they ran.
+- The run id is computed again on the node; a node whose task or card files differ from the
+  driver's would give another id, and its run is refused rather than filed under the wrong one.
+- A node that dies takes its running tasks with it; Ray runs them again elsewhere (`max_retries`),
+  from scratch, as a cut-short run is redone. Before a task starts, the node reaps containers whose
+  creating process is gone (the dead worker's), and the driver does the same on its engine at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from impasse.runs.executors import QUEUED_PER_WORKER, Finished
+
+if TYPE_CHECKING:
+    from impasse.runs.matrix import Planned
+    from impasse.runs.runner import RunSpec
+
+RESOURCE = "docker"  # the custom resource a node with a Docker engine advertises, one unit per episode
+NODE_RETRIES = 3  # a run whose node died is run again elsewhere this many times
+
+
+class RayUnavailable(RuntimeError):
+    pass
+
+
+def import_ray():
+    try:
+        import ray
+    except ImportError as err:
+        raise RayUnavailable("the ray executor needs Ray: pip install 'impasse[ray]'") from err
+    return ray
+
+
+def run_on_node(spec: RunSpec) -> tuple[str, str, dict[str, bytes]]:
+    """On a Docker node: the run into a fresh local folder, returned as (run id, outcome, files)."""
+    from impasse.infra import images
+    from impasse.runs.runner import execute
+    api = images.client()
+    reap_leftovers(api)  # of a worker that died on this node (a run of it is being redone)
+    scratch = Path(tempfile.mkdtemp(prefix="impasse-ray-"))
+    try:
+        result = execute(api, replace(spec, out=scratch))
+        files = {f.name: f.read_bytes() for f in result.path.iterdir() if f.is_file()}
+        return result.run_id, str(result.outcome), files
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        api.close()
+
+
+def reap_leftovers(api, attempts: int = 3) -> None:
+    """`reap_stale`, best effort: listing containers inspects each one, and a container that another
+    run removes in between answers 404; that must not fail this run, so the listing is tried again."""
+    import docker
+
+    from impasse.infra.sandbox import reap_stale
+    for _ in range(attempts):
+        try:
+            reap_stale(api)
+            return
+        except docker.errors.NotFound:
+            continue
+
+
+def file_run(out: Path, run_id: str, files: dict[str, bytes]) -> None:
+    """The shipped folder under out/<run_id>, whole or not at all: written beside it, then renamed
+    over whatever a cut-short attempt left there."""
+    partial = out / f".{run_id}.{uuid.uuid4().hex[:8]}.part"
+    partial.mkdir(parents=True)
+    for name, data in files.items():
+        (partial / name).write_bytes(data)
+    target = out / run_id
+    if target.exists():
+        shutil.rmtree(target)
+    os.replace(partial, target)
+
+
+class RayExecutor:
+    """Runs spread over a Ray cluster: `address` None means RAY_ADDRESS, or a local one-node
+    cluster when that is unset too (which then needs the `docker` resource: it is given one
+    unit per worker)."""
+
+    def __init__(self, workers: int, address: str | None = None, api=None, log=lambda m: None) -> None:
+        self.ray = import_ray()
+        self.workers = max(1, workers)
+        self.api, self.log = api, log
+        if not self.ray.is_initialized():
+            address = address or os.environ.get("RAY_ADDRESS")
+            extra = {} if address else {"resources": {RESOURCE: self.workers}}
+            self.ray.init(address=address, log_to_driver=False, **extra)
+        self.task = self.ray.remote(run_on_node).options(resources={RESOURCE: 1}, max_retries=NODE_RETRIES,
+                                                         num_cpus=0)
+
+    def slots(self) -> int:
+        return max(self.workers, int(self.ray.cluster_resources().get(RESOURCE, 0)))
+
+    def map(self, todo: list[Planned], started: Callable[[Planned], None]) -> Iterator[Finished]:
+        queue = iter(todo)
+        pending: dict = {}
+
+        def submit(count: int) -> None:
+            for item in (next(queue, None) for _ in range(count)):
+                if item is not None:
+                    pending[self.task.remote(item.spec)] = item
+                    started(item)
+        submit(self.slots() * QUEUED_PER_WORKER)
+        try:
+            while pending:
+                done, _ = self.ray.wait(list(pending), num_returns=1)
+                submit(len(done))
+                for ref in done:
+                    yield self.collect(pending.pop(ref), ref)
+        finally:
+            for ref in pending:
+                self.ray.cancel(ref, force=True)
+            if self.api is not None:  # a node that died on this engine cannot clean up after itself
+                reap_leftovers(self.api)
+
+    def collect(self, item: Planned, ref) -> Finished:
+        try:
+            run_id, outcome, files = self.ray.get(ref)
+        except Exception as err:  # the run failed, or its node died more often than it was retried
+            return Finished(item, error=f"{type(err).__name__}: {str(err)[:300]}")
+        if run_id != item.run_id:
+            return Finished(item, error=f"the node computed run id {run_id}: its task or card files differ")
+        file_run(item.spec.out, run_id, files)
+        return Finished(item, outcome=outcome)
