@@ -223,8 +223,11 @@ def open_sandbox(api: docker.DockerClient, spec: SandboxSpec) -> Iterator[Sandbo
 
 
 def remove_container(container: Container) -> None:
-    with suppress(docker.errors.NotFound):
+    try:
         container.remove(force=True, v=True)
+    except docker.errors.APIError as err:  # gone, or being removed by someone else: either way, gone
+        if err.status_code not in (404, 409):
+            raise
 
 
 def pid_alive(pid: str) -> bool:
@@ -237,12 +240,16 @@ def pid_alive(pid: str) -> bool:
     return True
 
 
+def started_by_impasse(api: docker.DockerClient, label: str = "impasse=1") -> list[Container]:
+    return api.containers.list(all=True, sparse=True, filters={"label": [label, "impasse.pid"]})
+
+
 def reap_stale(api: docker.DockerClient) -> int:
     """Remove containers and networks left by impasse processes that are gone (killed, crashed)."""
     # Only what an impasse process started carries its pid: a builder's intermediate container
     # inherits `impasse=1` from the base image's labels, and killing it would break a live build.
-    stale = [c for c in api.containers.list(all=True, filters={"label": ["impasse=1", "impasse.pid"]})
-             if not pid_alive(c.labels["impasse.pid"])]
+    # Sparse: one list call, no inspect per container, so one removed meanwhile is no 404 here.
+    stale = [c for c in started_by_impasse(api) if not pid_alive(c.attrs["Labels"]["impasse.pid"])]
     for container in stale:
         remove_container(container)
     for network in api.networks.list(filters={"label": "impasse=1"}):
@@ -254,7 +261,7 @@ def reap_stale(api: docker.DockerClient) -> int:
 
 def reap(api: docker.DockerClient, label: str = "impasse=1") -> tuple[int, int]:
     """Remove every impasse-labelled container and network. Returns (containers, networks)."""
-    containers = api.containers.list(all=True, filters={"label": [label, "impasse.pid"]})  # see reap_stale
+    containers = started_by_impasse(api, label)
     for container in containers:
         remove_container(container)
     networks = api.networks.list(filters={"label": label})
