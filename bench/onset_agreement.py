@@ -19,20 +19,16 @@ from pathlib import Path
 import docker
 
 from impasse.analysis.driver import annotate_paths
-from impasse.episode.rundir import read_run, write_json_atomic
+from impasse.episode.rundir import write_json_atomic
 from impasse.runs.matrix import load_matrix_file
-from impasse.truth.counterfactual import counterfactual
-
-RESULT = "counterfactual.json"
+from impasse.truth.counterfactual import RESULT_FILE, replay_and_store
 
 
-def oracle(api, path: Path) -> dict:
-    stored = path / RESULT
+def oracle(api, record) -> dict:
+    stored = Path(record.path) / RESULT_FILE
     if stored.exists():
         return json.loads(stored.read_text())
-    found = counterfactual(api, read_run(path)).to_dict()
-    write_json_atomic(stored, found, indent=2)
-    return found
+    return replay_and_store(api, record).to_dict()
 
 
 def compare(annotation, found: dict) -> str:
@@ -56,19 +52,18 @@ def main() -> None:
     if not args.finished_only:
         subprocess.run([sys.executable, "-m", "impasse", "matrix", "--file", str(args.matrix),
                         "--workers", str(args.workers)], check=True)
-    runs = sorted(p.parent for p in spec.out.glob("*/result.json"))
+    batch = annotate_paths(sorted(p.parent for p in spec.out.glob("*/result.json")))  # each run read once
     api = docker.from_env(timeout=600)
     with ThreadPoolExecutor(args.workers) as pool:
-        found = dict(zip(runs, pool.map(lambda p: oracle(api, p), runs), strict=True))
-    batch = annotate_paths(runs)
+        found = dict(zip(batch.records, pool.map(lambda r: oracle(api, r), batch.records.values()), strict=True))
     table: dict[str, dict] = defaultdict(lambda: defaultdict(int))
     cases = []
     for annotation in batch.annotations:
-        run = spec.out / annotation.row.run_id
+        run = annotation.row.run_id
         verdict = compare(annotation, found[run])
         table[annotation.row.condition][verdict] += 1
         if verdict != "agree":
-            cases.append({"run": run.name, "verdict": verdict, "annotator": annotation.row.t_star,
+            cases.append({"run": run, "verdict": verdict, "annotator": annotation.row.t_star,
                           "oracle": found[run]["onset"], "evidence": found[run]["evidence"][:2]})
     total = sum(sum(v.values()) for v in table.values())
     agree = sum(v["agree"] for v in table.values())

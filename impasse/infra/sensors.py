@@ -55,9 +55,8 @@ class Sensors:
     @classmethod
     def attach(cls, container_id: str, root: Path = CGROUP_ROOT) -> Sensors | None:
         path = oom_file(container_id, root)
-        if path is None or read_oom_kills(path) is None:
-            return None
-        return cls(path, read_oom_kills(path))
+        before = read_oom_kills(path) if path else None
+        return None if before is None else cls(path, before)
 
     def after_call(self) -> dict[str, int] | None:
         now = read_oom_kills(self.oom_path) if self.oom_path else None

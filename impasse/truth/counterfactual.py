@@ -19,6 +19,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import docker
 
@@ -29,6 +30,7 @@ from impasse.catalog.tasks import load_task_by_id
 from impasse.defaults import TOOL_TIMEOUT
 from impasse.episode.records import Observation, Step
 from impasse.episode.run_record import RunRecord
+from impasse.episode.rundir import write_json_atomic
 from impasse.episode.tools import Executor
 from impasse.infra.channel import Channel
 from impasse.infra.environment import open_environment
@@ -37,6 +39,7 @@ from impasse.infra.sensors import Sensors
 from impasse.vocabulary import Tool
 
 CONTROL = "none"
+RESULT_FILE = "counterfactual.json"  # written into the run folder, next to the run's own records
 EVIDENCE_LINES = 5
 NOISE = (
     (re.compile(r"/tmp/[\w.@+-]+"), "/tmp/<tmp>"),  # tempfile names
@@ -148,3 +151,10 @@ def counterfactual(api: docker.DockerClient, record: RunRecord, log: Callable[[s
                 channel.close()
     return Counterfactual(meta.run_id, meta.condition, meta.task, onset, evidence, verdicts,
                           round(time.monotonic() - clock, 1), run_seconds(record))
+
+
+def replay_and_store(api: docker.DockerClient, record: RunRecord, log: Callable[[str], None] = lambda m: None
+                     ) -> Counterfactual:
+    found = counterfactual(api, record, log)
+    write_json_atomic(Path(record.path) / RESULT_FILE, found.to_dict(), indent=2)
+    return found
