@@ -172,7 +172,7 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
         return Match(step.index, f"harness-injected failure ({obs.injected})", obs.output.strip()[:SHORT])
     if not obs.executed:
         return None
-    sensed = sensor_reading(compiled.card.sensors, obs.sensors)
+    sensed = obs.sensors and sensor_reading(compiled.card.sensors, obs.sensors)  # per step: skip when none
     if sensed:
         return Match(step.index, f"runtime sensor ({sensed})", obs.output.strip()[-SHORT:])
     if compiled.any_signature and not compiled.any_signature.search(obs.output):
