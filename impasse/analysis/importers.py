@@ -12,12 +12,13 @@ from pathlib import Path
 from impasse.analysis.formats.atif import from_atif
 from impasse.analysis.formats.claude_code import from_claude_code
 from impasse.analysis.formats.codex import ITEM_TYPES, ROLLOUT_TYPES, from_codex
-from impasse.analysis.formats.common import ImportProblem, read_jsonl, read_text, strip_console
+from impasse.analysis.formats.common import ImportProblem, read_jsonl, strip_console
 from impasse.analysis.formats.console import FIRST_HEADER, from_console
 from impasse.analysis.formats.mini import from_mini
 from impasse.analysis.formats.openhands import from_openhands
 from impasse.analysis.formats.swe_agent import from_swe_agent
 from impasse.analysis.normal_form import NTrajectory
+from impasse.episode.rundir import read_utf8
 
 __all__ = ["FORMATS", "FOREIGN_SUFFIXES", "ImportProblem", "detect", "is_foreign_file", "load_foreign"]
 
@@ -29,6 +30,7 @@ JSONL_FORMATS = ("claude-code", "codex")
 JSON_SUFFIXES = (".json", ".traj")
 FOREIGN_SUFFIXES = (*JSON_SUFFIXES, ".jsonl", ".log")
 SNIFF_BYTES = 1 << 20
+CODEX_TYPES = (*ROLLOUT_TYPES, *ITEM_TYPES)
 
 
 def is_event(item) -> bool:
@@ -50,21 +52,21 @@ def detect_json(data) -> str:
 
 
 def detect_jsonl(records: list[dict]) -> str:
-    types = {str(r.get("type")) for r in records}
     if any(r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict) for r in records):
         return "claude-code"
-    if types & set(ROLLOUT_TYPES) or types & set(ITEM_TYPES):
+    if any(r.get("type") in CODEX_TYPES for r in records):
         return "codex"
     raise ImportProblem("unknown JSON Lines format (not a Claude Code session or a Codex rollout)")
 
 
 def detect(data) -> str:
-    """The format of a parsed document: a JSON value, a list of JSON Lines records (`jsonl`), or text."""
+    """The format of a parsed document: a JSON value, a list of JSON Lines records (`jsonl`), or
+    console text (`text`, already stripped as `read_document` returns it)."""
     kind, value = data if isinstance(data, tuple) else ("json", data)
     if kind == "jsonl":
         return detect_jsonl(value)
     if kind == "text":
-        if FIRST_HEADER.search(strip_console(value)):
+        if FIRST_HEADER.search(value):
             return "mini-swe-agent-console"
         raise ImportProblem("unknown trajectory format (not JSON, JSON Lines, or a mini-swe-agent console log)")
     return detect_json(value)
@@ -99,10 +101,10 @@ def is_foreign_file(path: Path) -> bool:
 def read_document(path: Path, fmt: str) -> tuple[str, object, list[str]]:
     """("json" | "jsonl" | "text", the parsed document, warnings). A file named .json/.traj, or read
     as a JSON format, must be one JSON document; .jsonl is JSON Lines; anything else is tried as
-    JSON, then JSON Lines, then text."""
-    text = read_text(path)
+    JSON, then JSON Lines, then text (console text, stripped here once for detection and reader)."""
+    text = read_utf8(path, ImportProblem)
     if fmt == "mini-swe-agent-console":
-        return "text", text, []
+        return "text", strip_console(text), []
     if fmt in JSONL_FORMATS or path.suffix == ".jsonl":
         return ("jsonl", *read_jsonl(text, path))
     try:
@@ -113,7 +115,7 @@ def read_document(path: Path, fmt: str) -> tuple[str, object, list[str]]:
         first = text.lstrip()[:1]
         if first == "{":
             return ("jsonl", *read_jsonl(text, path))
-        return "text", text, []
+        return "text", strip_console(text), []
     if not data or not isinstance(data, list | dict):
         raise ImportProblem(f"{path}: not a trajectory (the document is {json.dumps(data)[:40]})")
     return "json", data, []
@@ -129,9 +131,9 @@ def load_foreign(path: Path, fmt: str = "auto") -> NTrajectory:
         raise ImportProblem(f"{path}: {err}") from None
     try:
         trajectory = READERS[chosen](data, path)
+    except ImportProblem:
+        raise
     except (AttributeError, KeyError, TypeError, ValueError) as err:
-        if isinstance(err, ImportProblem):
-            raise
         raise ImportProblem(f"{path}: not a valid {chosen} trajectory ({type(err).__name__}: {err})") from None
     trajectory.problems.extend(warnings)
     return trajectory

@@ -1,4 +1,4 @@
-"""`impasse cards …`: list, show and validate the blocker cards."""
+"""`impasse cards …`: list, show, validate and prove the blocker cards, and regenerate the error atlas."""
 
 from __future__ import annotations
 
@@ -135,10 +135,11 @@ def atlas(card: Annotated[list[str] | None, typer.Option(help="Only these cards.
     started = time.monotonic()
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task("atlas", total=sum(2 * len(p.entries) for p in chosen))
+
+        def tick(message: str) -> None:
+            progress.update(bar, description=escape(message))
+            progress.advance(bar)
         for plan in chosen:
-            def tick(message: str) -> None:
-                progress.update(bar, description=escape(message))
-                progress.advance(bar)
             data = generate(api, plan, tick)
             path = write(data, out_dir)
             shows = sum(bool(s["shows_blocker"]) for s in data["samples"])

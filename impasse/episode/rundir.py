@@ -60,13 +60,18 @@ class RunDir:
         write_json_atomic(self.result, result.to_dict())
 
 
+def read_utf8(path: Path, error: type[Exception] = TrajectoryError) -> str:
+    """A file's text, or `error` naming the file when it is not UTF-8."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise error(f"{path}: not UTF-8 text (a binary file?)") from None
+
+
 def read_steps(path: Path) -> tuple[list[dict], list[str]]:
     """Steps from steps.jsonl, and a problem per line that could not be read. A torn last line
     (a run killed mid-write) is reported, not fatal."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise TrajectoryError(f"{path}: not UTF-8 text (a binary file?)") from None
+    text = read_utf8(path)
     try:  # the common case, a whole file of good lines, parsed in one go (JSON strings hold no raw newline)
         return json.loads("[" + text.strip().replace("\n", ",") + "]"), []
     except json.JSONDecodeError:
@@ -84,11 +89,9 @@ def read_steps(path: Path) -> tuple[list[dict], list[str]]:
 
 def read_json_file(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_utf8(path))
     except json.JSONDecodeError as err:
         raise TrajectoryError(f"{path}:{err.lineno}: invalid JSON ({err.msg})") from None
-    except UnicodeDecodeError:
-        raise TrajectoryError(f"{path}: not UTF-8 text (a binary file?)") from None
     if not isinstance(data, dict):
         raise TrajectoryError(f"{path}: expected a JSON object, found {type(data).__name__}")
     return data

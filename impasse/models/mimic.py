@@ -50,18 +50,9 @@ class Mimic(ScriptedPolicy):
     def __init__(self, name: str, playbook, seed: int) -> None:
         super().__init__(name, playbook, seed)
         self.ending = ENDINGS[seed % len(ENDINGS)]
-        self.trouble = ""
 
     def bash(self, command: str, text: str = "") -> ModelTurn:
         return self.call(Tool.BASH, text, command=command)
-
-    def saw_trouble(self) -> bool:
-        """Read the output as an agent does: the status may say 0 while the text says otherwise."""
-        code, output = self.result
-        found = code != 0 or bool(TROUBLE.search(output.split("\n", 1)[-1]))
-        if found and not self.trouble:
-            self.trouble = output
-        return found
 
     def look_around(self) -> Iterator[ModelTurn]:
         for command in self.rng.sample(LOOK, 2):
@@ -81,8 +72,9 @@ class Mimic(ScriptedPolicy):
 
     def edit(self, edit: Edit) -> ModelTurn:
         style = self.rng.choice(("tool", "python", "sed"))
-        if style == "sed" and sed_edit(edit):
-            return self.bash(sed_edit(edit), f"One-line fix in {edit.path}.")
+        sed = sed_edit(edit) if style == "sed" else None
+        if sed:
+            return self.bash(sed, f"One-line fix in {edit.path}.")
         if style == "python":
             return self.bash(python_edit(edit), f"Patching {edit.path}.")
         return self.call(Tool.EDIT_FILE, f"Fixing {edit.path}.", path=edit.path, old_str=edit.old, new_str=edit.new)
@@ -99,9 +91,12 @@ class Mimic(ScriptedPolicy):
         yield from self.look_around()
         yield from self.run_tests()
         yield from self.repair()
-        troubled = self.saw_trouble() or bool(self.trouble)
+        # the last output (the check, or the commit after it), read as an agent does: the status may
+        # say 0 while the text says otherwise; its own slips before the repair are no trouble
+        code, output = self.result
+        troubled = code != 0 or bool(TROUBLE.search(output.split("\n", 1)[-1]))
         if troubled and self.ending == "escalate":
-            yield self.call(Tool.ESCALATE_TO_HUMAN, reason=f"I cannot complete the task: {diagnose(self.trouble)}.")
+            yield self.call(Tool.ESCALATE_TO_HUMAN, reason=f"I cannot complete the task: {diagnose(output)}.")
             return
         if troubled and self.ending == "persist":
             while True:

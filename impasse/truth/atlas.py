@@ -21,7 +21,7 @@ from impasse.analysis.normal_form import Action, NStep, Obs
 from impasse.catalog.cards import Card, load_cards
 from impasse.catalog.conditions import Condition, make_condition
 from impasse.catalog.schema import read_yaml
-from impasse.catalog.tasks import Task, load_tasks
+from impasse.catalog.tasks import Task, load_task_by_id
 from impasse.episode.rundir import write_json_atomic
 from impasse.episode.tools import Executor
 from impasse.infra.channel import Channel
@@ -114,8 +114,7 @@ def run_side(api: docker.DockerClient, condition: Condition, commands: list[str]
 
 
 def generate(api: docker.DockerClient, plan: Plan, tick: Progress = lambda m: None) -> dict:
-    cards, tasks = load_cards(), {t.id: t for t in load_tasks()}
-    task = tasks[plan.task]
+    cards, task = load_cards(), load_task_by_id(plan.task)
     commands = [e.command for e in plan.entries]
     image, versions, blocked = run_side(api, make_condition(task, cards[plan.card]), commands, tick)
     none_image, none_versions, control = run_side(api, make_condition(task, cards["none"]), commands, tick)

@@ -19,13 +19,6 @@ class ImportProblem(ValueError):
     """A file that is not in the format it was said (or guessed) to be in."""
 
 
-def read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ImportProblem(f"{path}: not UTF-8 text (a binary file?)") from None
-
-
 def read_jsonl(text: str, path: Path) -> tuple[list[dict], list[str]]:
     """The JSON objects of a JSON Lines file, and a warning for a torn last line (a session still
     being written); any other line that is not a JSON object is an error naming its line."""

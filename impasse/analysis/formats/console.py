@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from impasse.analysis.formats.common import BASH_BLOCK, ImportProblem, bash_action, strip_console
+from impasse.analysis.formats.common import BASH_BLOCK, ImportProblem, bash_action
 from impasse.analysis.formats.mini import parse_mini_observation
 from impasse.analysis.normal_form import NStep, NTrajectory, Obs
 from impasse.vocabulary import Ending, Tool
@@ -37,7 +37,8 @@ def console_step(index: int, lines: list[str]) -> NStep:
 
 
 def from_console(text: str, path: Path) -> NTrajectory:
-    lines = strip_console(text).split("\n")
+    """`text` as it reads, already stripped (`common.strip_console`, done once when the file is read)."""
+    lines = text.split("\n")
     starts = [n for n, line in enumerate(lines) if HEADER.match(line.strip())]
     if not starts:
         raise ImportProblem(f"{path}: not a mini-swe-agent console log (no `mini-swe-agent (step N, $X):` line)")
