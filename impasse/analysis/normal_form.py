@@ -26,6 +26,12 @@ class Obs:
     sensors: dict | None = None  # runtime sensors' deltas (our own runs only)
 
 
+def obs_from_dict(o: dict) -> Obs:
+    """An observation as impasse writes it (steps.jsonl, the atlas fixtures) in the normal form."""
+    return Obs(o["output"], o["exit_code"], o.get("injected"), o.get("executed", True), o.get("timed_out", False),
+               o.get("sensors"))
+
+
 def obs_of(observation) -> Obs:
     """An observation of impasse's own episode (episode.records.Observation) in the normal form."""
     return Obs(observation.output, observation.exit_code, observation.injected, observation.executed,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
+from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, obs_from_dict
 from impasse.episode.run_record import MISSHAPEN, RunRecord, not_a_step
 from impasse.vocabulary import Ending, Tool
 
@@ -25,9 +25,7 @@ def to_step(step: dict) -> NStep:
     """From the step as written (Step.to_dict), without building the typed Step first."""
     if type(step["index"]) is not int:
         raise TypeError(f"step index {step['index']!r}")
-    observations = [Obs(o["output"], o["exit_code"], o.get("injected"), o.get("executed", True),
-                        o.get("timed_out", False), o.get("sensors"))
-                    for o in step["observations"] if not o.get("error")]
+    observations = [obs_from_dict(o) for o in step["observations"] if not o.get("error")]
     return NStep(step["index"], step.get("text") or "", [to_action(c) for c in step["tool_calls"]], observations)
 
 

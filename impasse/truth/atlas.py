@@ -17,7 +17,7 @@ from pathlib import Path
 import docker
 
 from impasse.analysis.metrics import compile_card, lone_onset
-from impasse.analysis.normal_form import Action, NStep, Obs
+from impasse.analysis.normal_form import Action, NStep, obs_from_dict
 from impasse.catalog.cards import Card, load_cards
 from impasse.catalog.conditions import Condition, make_condition
 from impasse.catalog.schema import read_yaml
@@ -148,16 +148,11 @@ def load_atlas(folder: Path = ATLAS) -> dict[str, dict]:
 
 # --- matching a stored output as an annotation of impasse's own run would -------------------------
 
-def observation(side: dict) -> Obs:
-    return Obs(side["output"], side["exit_code"], side.get("injected"), True, bool(side.get("timed_out")),
-               side.get("sensors"))
-
-
 def onset(card: Card, task: Task, command: str, side: dict) -> str | None:
     """The line a signature of `card` matches in this output (the card compiled with what this
     task × card condition injects, as a run of it would), or None."""
     compiled = compile_card(card, Condition(task, card).injected)
-    match = lone_onset(compiled, NStep(1, "", [Action(Tool.BASH, command=command)], [observation(side)]))
+    match = lone_onset(compiled, NStep(1, "", [Action(Tool.BASH, command=command)], [obs_from_dict(side)]))
     return match.line if match else None
 
 
