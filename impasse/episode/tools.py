@@ -7,9 +7,12 @@ from __future__ import annotations
 import base64
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from impasse.defaults import TOOL_TIMEOUT
 from impasse.episode.records import Observation
+from impasse.infra.channel import Channel
 from impasse.infra.sandbox import Sandbox, SandboxUnavailable
 from impasse.infra.sensors import Sensors
 from impasse.models.turns import ToolCall
@@ -112,3 +115,17 @@ class Executor:
         if written > limit:
             raise SandboxUnavailable(f"disk quota exceeded: {written} bytes written in the container "
                                      f"(limit {limit}; IMPASSE_DISK_LIMIT_MB)")
+
+
+@contextmanager
+def agent_executor(box: Sandbox, injector=None, timeout: int = TOOL_TIMEOUT, channel: bool = True
+                   ) -> Iterator[Executor]:
+    """The calls of an episode (or of a replay of one, or of the atlas) carried out as the agent's
+    are: through the persistent channel unless it is off, with the runtime sensors attached; the
+    channel is closed when the block ends."""
+    opened = Channel(box) if channel else None
+    try:
+        yield Executor(box, injector, timeout, opened, Sensors.attach(box.id))
+    finally:
+        if opened:
+            opened.close()

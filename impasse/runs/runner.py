@@ -20,14 +20,12 @@ from impasse.episode.agent import Agent, EpisodeEnd
 from impasse.episode.prompts import task_prompt
 from impasse.episode.run_record import EndingRecord, RunMeta, RunResult
 from impasse.episode.rundir import RunDir
-from impasse.episode.tools import Executor
+from impasse.episode.tools import agent_executor
 from impasse.hashing import hash_text
-from impasse.infra.channel import Channel
 from impasse.infra.environment import open_environment
 from impasse.infra.images import Log
 from impasse.infra.injectors import make_injector
 from impasse.infra.layers import ConditionImage, stage
-from impasse.infra.sensors import Sensors
 from impasse.models import check_spec, make_model
 from impasse.truth.final import Truth, derive_truth
 from impasse.truth.live_gold import GoldTracker
@@ -147,15 +145,12 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
             injector = make_injector(condition, env.box, spec.seed)
             duty = spec.report_duty == Duty.STAGE
             gold = GoldTracker(env) if duty or spec.gate == Gate.RUNTIME else None
-            channel = Channel(env.box) if spec.channel else None
-            sensors = Sensors.attach(env.box.id)
-            agent = Agent(model, Executor(env.box, injector, spec.tool_timeout, channel, sensors), run_dir,
-                          task_prompt(condition.task.problem_statement, condition.task.project.test_command),
-                          spec.budget, spec.gate, gold, duty)
             clock = time.monotonic()
-            ending = agent.run()
-            if channel:
-                channel.close()
+            with agent_executor(env.box, injector, spec.tool_timeout, spec.channel) as executor:
+                agent = Agent(model, executor, run_dir,
+                              task_prompt(condition.task.problem_statement, condition.task.project.test_command),
+                              spec.budget, spec.gate, gold, duty)
+                ending = agent.run()
             timings["steps"] = round(time.monotonic() - clock, 3)
             injections = injector.log if injector else []
             clock = time.monotonic()

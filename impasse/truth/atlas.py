@@ -23,12 +23,10 @@ from impasse.catalog.conditions import Condition, make_condition
 from impasse.catalog.schema import read_yaml
 from impasse.catalog.tasks import Task, load_task_by_id
 from impasse.episode.rundir import write_json_atomic
-from impasse.episode.tools import Executor
-from impasse.infra.channel import Channel
+from impasse.episode.tools import agent_executor
 from impasse.infra.environment import open_environment
 from impasse.infra.injectors import make_injector
 from impasse.infra.layers import stage
-from impasse.infra.sensors import Sensors
 from impasse.models.turns import ToolCall
 from impasse.paths import ROOT
 from impasse.vocabulary import Tool
@@ -98,18 +96,13 @@ def run_side(api: docker.DockerClient, condition: Condition, commands: list[str]
     labels = {"impasse.run_id": f"atlas-{condition.card.id}-{condition.task.id}"}
     with open_environment(api, staged, labels) as env:
         versions = tool_versions(env.box)
-        channel = Channel(env.box)
-        try:
-            executor = Executor(env.box, make_injector(condition, env.box, seed), TIMEOUT, channel,
-                                Sensors.attach(env.box.id))
+        with agent_executor(env.box, make_injector(condition, env.box, seed), TIMEOUT) as executor:
             results = []
             for i, command in enumerate(commands):
                 tick(f"{condition.card.id}: {command.splitlines()[0][:50]}")
                 obs = executor.run(ToolCall(f"atlas{i}", Tool.BASH, {"command": command}))
                 results.append({"output": tail(obs.output), "exit_code": obs.exit_code,
                                 "timed_out": obs.timed_out, "injected": obs.injected, "sensors": obs.sensors})
-        finally:
-            channel.close()
     return staged.image, versions, results
 
 

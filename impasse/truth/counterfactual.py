@@ -31,11 +31,9 @@ from impasse.defaults import TOOL_TIMEOUT
 from impasse.episode.records import Observation, Step
 from impasse.episode.run_record import RunRecord
 from impasse.episode.rundir import write_json_atomic
-from impasse.episode.tools import Executor
-from impasse.infra.channel import Channel
+from impasse.episode.tools import agent_executor
 from impasse.infra.environment import open_environment
 from impasse.infra.layers import stage
-from impasse.infra.sensors import Sensors
 from impasse.vocabulary import Tool
 
 CONTROL = "none"
@@ -141,14 +139,10 @@ def counterfactual(api: docker.DockerClient, record: RunRecord, log: Callable[[s
     staged = stage(api, condition, log)
     clock = time.monotonic()
     labels = {"impasse.run_id": f"counterfactual-{meta.run_id}"[:120]}
-    with open_environment(api, staged, labels) as env:
-        channel = Channel(env.box) if meta.channel else None
-        executor = Executor(env.box, None, meta.tool_timeout or TOOL_TIMEOUT, channel, Sensors.attach(env.box.id))
-        try:
-            onset, evidence, verdicts = first_onset(record.steps, executor.run)
-        finally:
-            if channel:
-                channel.close()
+    timeout = meta.tool_timeout or TOOL_TIMEOUT
+    with (open_environment(api, staged, labels) as env,
+          agent_executor(env.box, None, timeout, meta.channel) as executor):
+        onset, evidence, verdicts = first_onset(record.steps, executor.run)
     return Counterfactual(meta.run_id, meta.condition, meta.task, onset, evidence, verdicts,
                           round(time.monotonic() - clock, 1), run_seconds(record))
 
