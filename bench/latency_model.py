@@ -9,7 +9,7 @@ The request's `model` names the policy: `POLICY[@TASK][@CARD][@sSEED]`, e.g. `or
 is the one whose problem statement the first user message carries; the card is only needed by the
 `workaround` policy (its unsafe commands). The server keeps no state per conversation: each request
 replays the policy over the conversation it carries (the policy is deterministic for its seed, and
-a replay of 80 turns costs well under a millisecond), so concurrent episodes of the same task under
+a replay of 80 turns costs about 2 ms, next to turns of seconds), so concurrent episodes of the same task under
 different conditions can never be mixed up, and a retried request gets the same answer.
 
     python bench/latency_model.py --latency uniform:1:4 --rate-429 0.02 --rate-5xx 0.01
@@ -260,7 +260,11 @@ def start(model: LatencyModel, port: int = 0) -> tuple[ThreadingHTTPServer, str]
     """The server running in a daemon thread, and its base URL (with /v1, as OPENAI_BASE_URL takes it)."""
     server = make_server(model, port)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
+    return server, base_url(server)
+
+
+def base_url(server: ThreadingHTTPServer) -> str:
+    return f"http://127.0.0.1:{server.server_address[1]}/v1"
 
 
 def main() -> None:
@@ -274,7 +278,7 @@ def main() -> None:
     model = LatencyModel(args.latency, args.rate_429, args.rate_5xx, args.seed)
     catalog()  # loaded before the URL is printed, so the first requests do not wait on YAML
     server = make_server(model, args.port)
-    print(f"http://127.0.0.1:{server.server_address[1]}/v1", flush=True)
+    print(base_url(server), flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
 

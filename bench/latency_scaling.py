@@ -27,6 +27,8 @@ from urllib.request import urlopen
 
 import docker
 
+from impasse.episode.rundir import RunDir, read_json_file
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -131,11 +133,11 @@ def outcomes(out: Path) -> tuple[dict[str, int], float]:
     """Outcomes of the finished runs, and the window from the first start to the last finish."""
     counts: dict[str, int] = {}
     starts, ends = [], []
-    for run in out.iterdir():
-        if (run / "result.json").exists():
-            result = json.loads((run / "result.json").read_text())
+    for run in map(RunDir, out.iterdir()):
+        if run.finished:
+            result = read_json_file(run.result)
             counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
-            starts.append(json.loads((run / "meta.json").read_text())["started_at"])
+            starts.append(read_json_file(run.meta)["started_at"])
             ends.append(result["finished_at"])
     return counts, (max(ends) - min(starts)) if ends else float("nan")
 

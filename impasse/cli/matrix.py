@@ -34,6 +34,7 @@ def matrix(
                                                       "from RAY_ADDRESS; pip install 'impasse[ray]').")] = None,
 ) -> None:
     """Run models × conditions × tasks × seeds; finished runs are skipped, cut-short runs redone."""
+    from impasse.runs.executors import EXECUTORS
     from impasse.runs.matrix import MatrixError, MatrixSpec, load_matrix_file, run_matrix, split
     if file:
         must_exist([file], "matrix file")
@@ -47,8 +48,8 @@ def matrix(
             raise MatrixError("give --models (or --file)")
         spec.workers = workers or spec.workers
         spec.executor = executor or spec.executor
-        if spec.executor not in ("local", "ray"):
-            raise MatrixError(f"unknown executor {spec.executor!r}: use local or ray")
+        if spec.executor not in EXECUTORS:
+            raise MatrixError(f"unknown executor {spec.executor!r}: use {' or '.join(EXECUTORS)}")
         if spec.executor == "ray" and importlib.util.find_spec("ray") is None:
             raise MatrixError("--executor ray needs Ray: pip install 'impasse[ray]'")
         spec.out = out_dir or spec.out

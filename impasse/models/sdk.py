@@ -14,17 +14,17 @@ import threading
 
 from impasse.models import TransportError
 
-KEEPALIVE = 100  # the SDKs' own default: enough for 100 workers without reconnecting
-MAX_CONNECTIONS = 1000
+KEEPALIVE_EXPIRY = 30.0  # longer than a slow model turn, so a worker's connection survives between turns
 _clients: dict[tuple, object] = {}
 _lock = threading.Lock()
-_pool = {"keepalive": KEEPALIVE}
+_workers = 0  # requests this process makes at once (`size_pools`); 0: the SDK's own pool size
 
 
 def size_pools(workers: int) -> None:
     """Warm connections for `workers` requests at once, for clients made from now on."""
+    global _workers
     with _lock:
-        _pool["keepalive"] = max(KEEPALIVE, workers)
+        _workers = workers
 
 
 def make_client(package: str, factory: str, vendor: str, base_url: str | None, timeout: float):
@@ -34,19 +34,21 @@ def make_client(package: str, factory: str, vendor: str, base_url: str | None, t
         raise TransportError(f"the {package} package is not installed: pip install 'impasse[{package}]'") from err
     key = os.environ.get(f"{vendor}_API_KEY") or "not-needed"
     url = base_url or os.environ.get(f"{vendor}_BASE_URL") or None
+    keepalive = max(module.DEFAULT_CONNECTION_LIMITS.max_keepalive_connections, _workers)
     # The key is part of the cache key (in memory only) so a changed key never reuses a client.
-    wanted = (package, factory, key, url, timeout, _pool["keepalive"])
+    wanted = (package, factory, key, url, timeout, keepalive)
     with _lock:
         if wanted not in _clients:
             _clients[wanted] = getattr(module, factory)(
-                api_key=key, base_url=url, timeout=timeout, max_retries=0, http_client=http_client(module, timeout))
+                api_key=key, base_url=url, timeout=timeout, max_retries=0,
+                http_client=http_client(module, timeout, keepalive))
         return _clients[wanted]
 
 
-def http_client(module, timeout: float):
-    """The SDK's own HTTP client class (its defaults: redirects, headers), with our pool size."""
-    httpx = importlib.import_module(module.DefaultHttpxClient.__mro__[1].__module__.split(".")[0])
-    limits = httpx.Limits(
-        max_connections=max(MAX_CONNECTIONS, _pool["keepalive"]), max_keepalive_connections=_pool["keepalive"],
-        keepalive_expiry=30.0)  # longer than a slow model turn, so a worker's connection survives between turns
+def http_client(module, timeout: float, keepalive: int):
+    """The SDK's own HTTP client class (its defaults: redirects, headers) and its own connection
+    limits, with `keepalive` warm connections kept longer."""
+    default = module.DEFAULT_CONNECTION_LIMITS
+    limits = type(default)(max_connections=max(default.max_connections, keepalive),
+                           max_keepalive_connections=keepalive, keepalive_expiry=KEEPALIVE_EXPIRY)
     return module.DefaultHttpxClient(limits=limits, timeout=timeout)

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Hashable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import closing
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Protocol
+from itertools import islice
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import docker
 
 from impasse.infra.images import Log
 from impasse.infra.layers import ConditionImage, stage
+from impasse.models.sdk import size_pools
 from impasse.runs.runner import execute
 
 if TYPE_CHECKING:
@@ -28,6 +31,7 @@ QUEUED_PER_WORKER = 2  # runs handed to the pool ahead of time: enough to keep w
 # start waits in a long engine queue and the episodes' CPU-heavy phases (start, grading) drift apart.
 # It costs nothing a model-bound matrix would notice: 64 workers are all busy within 16 s.
 START_SPACING = 0.25
+Handle = TypeVar("Handle", bound=Hashable)  # what a backend hands back for a run it was given
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,7 @@ class LocalExecutor:
         self.log = log
         self.pace = threading.Lock()
         self.next_start = 0.0
+        size_pools(self.workers)  # the runs call their models from this process: a warm connection each
 
     def one(self, item: Planned, started: Callable[[Planned], None]) -> str:
         with self.pace:  # held while waiting: the runs due to start queue up here, in order
@@ -68,23 +73,37 @@ class LocalExecutor:
 
     def map(self, todo: list[Planned], started: Callable[[Planned], None]) -> Iterator[Finished]:
         prepare_images(self.api, todo, self.log)
-        queue = iter(todo)
-        pending: dict[Future, Planned] = {}
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            def submit(count: int) -> None:
-                for item in (next(queue, None) for _ in range(count)):
-                    if item is not None:
-                        pending[pool.submit(self.one, item, started)] = item
-            submit(self.workers * QUEUED_PER_WORKER)
-            try:
-                while pending:
-                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    submit(len(done))
-                    for future in done:
-                        yield finished(pending.pop(future), future)
-            finally:  # interrupted: runs not yet begun are dropped, running ones end on their own
-                for future in pending:
-                    future.cancel()
+        with ThreadPoolExecutor(max_workers=self.workers) as pool, closing(windowed(
+                todo, self.workers, lambda item: pool.submit(self.one, item, started),
+                lambda futures: wait(futures, return_when=FIRST_COMPLETED)[0], Future.cancel)) as ends:
+            for item, future in ends:
+                yield finished(item, future)
+
+
+def windowed(todo: list[Planned], slots: int, submit: Callable[[Planned], Handle],
+             wait_any: Callable[[list[Handle]], Collection[Handle]], cancel: Callable[[Handle], object],
+             ) -> Iterator[tuple[Planned, Handle]]:
+    """What every executor's `map` shares: `todo` handed to the backend a few runs per slot ahead,
+    never all at once, topped up as runs end, and yielded as (run, handle) as each ends. `submit`
+    starts a run and returns its handle; `wait_any` returns the handles that have ended (one at
+    least). Interrupted or closed: the runs handed over but not yet collected are cancelled (those
+    not begun are dropped; running ones end on their own)."""
+    queue = iter(todo)
+    pending: dict[Handle, Planned] = {}
+
+    def top_up(count: int) -> None:
+        for item in islice(queue, count):
+            pending[submit(item)] = item
+    top_up(slots * QUEUED_PER_WORKER)
+    try:
+        while pending:
+            done = wait_any(list(pending))
+            top_up(len(done))
+            for handle in done:
+                yield pending.pop(handle), handle
+    finally:
+        for handle in pending:
+            cancel(handle)
 
 
 EXECUTORS = ("local", "ray")

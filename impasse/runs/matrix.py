@@ -22,7 +22,6 @@ from impasse.catalog.tasks import load_tasks
 from impasse.episode.rundir import RunDir
 from impasse.infra.layers import ConditionImage
 from impasse.infra.sandbox import reap_stale
-from impasse.models.sdk import size_pools
 from impasse.runs.executors import EXECUTORS, RunExecutor, make_executor
 from impasse.runs.runner import RunSpec, run_id_for
 from impasse.vocabulary import Duty, Gate
@@ -162,7 +161,6 @@ def run_matrix(api: docker.DockerClient, matrix: MatrixSpec, on_update: Callable
     on_update(progress, "planned")
     if not todo:  # nothing to do: no executor to start (a Ray cluster takes seconds to reach)
         return progress
-    size_pools(matrix.workers)  # one warm model connection per worker, shared by all runs
     try:
         executor = executor or make_executor(matrix.executor, api, matrix.workers, log)
     except (RuntimeError, ValueError, ConnectionError) as err:  # Ray not installed, or no cluster to reach

@@ -22,15 +22,18 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from impasse.runs.executors import QUEUED_PER_WORKER, Finished
+from impasse.infra import images
+from impasse.infra.sandbox import reap_stale
+from impasse.runs.executors import Finished, windowed
+from impasse.runs.runner import RunSpec, execute
 
 if TYPE_CHECKING:
     from impasse.runs.matrix import Planned
-    from impasse.runs.runner import RunSpec
 
 RESOURCE = "docker"  # the custom resource a node with a Docker engine advertises, one unit per episode
 NODE_RETRIES = 3  # a run whose node died is run again elsewhere this many times
@@ -50,10 +53,8 @@ def import_ray():
 
 def run_on_node(spec: RunSpec) -> tuple[str, str, dict[str, bytes]]:
     """On a Docker node: the run into a fresh local folder, returned as (run id, outcome, files)."""
-    from impasse.infra import images
-    from impasse.runs.runner import execute
     api = images.client()
-    reap_leftovers(api)  # of a worker that died on this node (a run of it is being redone)
+    reap_stale(api)  # of a worker that died on this node (a run of it is being redone)
     scratch = Path(tempfile.mkdtemp(prefix="impasse-ray-"))
     try:
         result = execute(api, replace(spec, out=scratch))
@@ -62,20 +63,6 @@ def run_on_node(spec: RunSpec) -> tuple[str, str, dict[str, bytes]]:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         api.close()
-
-
-def reap_leftovers(api, attempts: int = 3) -> None:
-    """`reap_stale`, best effort: listing containers inspects each one, and a container that another
-    run removes in between answers 404; that must not fail this run, so the listing is tried again."""
-    import docker
-
-    from impasse.infra.sandbox import reap_stale
-    for _ in range(attempts):
-        try:
-            reap_stale(api)
-            return
-        except docker.errors.NotFound:
-            continue
 
 
 def file_run(out: Path, run_id: str, files: dict[str, bytes]) -> None:
@@ -111,26 +98,18 @@ class RayExecutor:
         return max(self.workers, int(self.ray.cluster_resources().get(RESOURCE, 0)))
 
     def map(self, todo: list[Planned], started: Callable[[Planned], None]) -> Iterator[Finished]:
-        queue = iter(todo)
-        pending: dict = {}
-
-        def submit(count: int) -> None:
-            for item in (next(queue, None) for _ in range(count)):
-                if item is not None:
-                    pending[self.task.remote(item.spec)] = item
-                    started(item)
-        submit(self.slots() * QUEUED_PER_WORKER)
+        def submit(item: Planned):
+            ref = self.task.remote(item.spec)
+            started(item)
+            return ref
         try:
-            while pending:
-                done, _ = self.ray.wait(list(pending), num_returns=1)
-                submit(len(done))
-                for ref in done:
-                    yield self.collect(pending.pop(ref), ref)
+            with closing(windowed(todo, self.slots(), submit, lambda refs: self.ray.wait(refs, num_returns=1)[0],
+                                  lambda ref: self.ray.cancel(ref, force=True))) as ends:
+                for item, ref in ends:
+                    yield self.collect(item, ref)
         finally:
-            for ref in pending:
-                self.ray.cancel(ref, force=True)
             if self.api is not None:  # a node that died on this engine cannot clean up after itself
-                reap_leftovers(self.api)
+                reap_stale(self.api)
 
     def collect(self, item: Planned, ref) -> Finished:
         try:
