@@ -259,6 +259,15 @@ def reap_stale(api: docker.DockerClient) -> int:
     return len(stale)
 
 
+def reap_runs(api: docker.DockerClient, run_ids: set[str]) -> int:
+    """Remove the containers of runs that are over, whatever became of the process that started
+    them: a worker on a removed node may outlive its node for a while, so its pid is no test."""
+    leftovers = [c for c in started_by_impasse(api) if c.attrs["Labels"].get("impasse.run_id") in run_ids]
+    for container in leftovers:
+        remove_container(container)
+    return len(leftovers)
+
+
 def reap(api: docker.DockerClient, label: str = "impasse=1") -> tuple[int, int]:
     """Remove every impasse-labelled container and network. Returns (containers, networks)."""
     containers = started_by_impasse(api, label)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from impasse.infra import images
-from impasse.infra.sandbox import reap_stale
+from impasse.infra.sandbox import reap_runs, reap_stale
 from impasse.runs.executors import Finished, windowed
 from impasse.runs.runner import RunSpec, execute
 
@@ -110,6 +110,7 @@ class RayExecutor:
         finally:
             if self.api is not None:  # a node that died on this engine cannot clean up after itself
                 reap_stale(self.api)
+                reap_runs(self.api, {item.run_id for item in todo})  # every run here is over by now
 
     def collect(self, item: Planned, ref) -> Finished:
         try:

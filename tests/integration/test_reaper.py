@@ -3,11 +3,13 @@ container inherits `impasse=1` from the base image's labels and must survive a c
 
 from __future__ import annotations
 
+import os
+
 import docker.errors
 import pytest
 
 from impasse.infra.images import ensure_base
-from impasse.infra.sandbox import reap_stale, remove_container
+from impasse.infra.sandbox import reap_runs, reap_stale, remove_container
 
 DEAD_PID = "999999999"
 
@@ -36,3 +38,16 @@ def test_stale_sandboxes_go_and_build_containers_stay(api, base):
         remove_container(building)
         if exists(api, dead):
             remove_container(dead)
+
+
+def test_the_containers_of_runs_that_are_over_go_even_with_a_live_pid(api, base):
+    live = {"impasse": "1", "impasse.pid": str(os.getpid())}
+    over = api.containers.run(base, ["sleep", "60"], detach=True, labels={**live, "impasse.run_id": "reaper-over"})
+    other = api.containers.run(base, ["sleep", "60"], detach=True, labels={**live, "impasse.run_id": "reaper-other"})
+    try:
+        assert reap_runs(api, {"reaper-over"}) == 1
+        assert not exists(api, over) and exists(api, other)
+    finally:
+        for container in (over, other):
+            if exists(api, container):
+                remove_container(container)
