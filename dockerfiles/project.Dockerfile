@@ -11,11 +11,10 @@ ARG INSTALLS
 ARG TESTS
 COPY wheels/ /tmp/impasse-wheels/
 COPY --chown=1000:1000 src/ /workspace/
-RUN pip="python3 $(ls /tmp/impasse-wheels/pip-*.whl)/pip" \
- && $pip install -q --no-index --find-links /tmp/impasse-wheels --no-deps --break-system-packages \
-      --root-user-action=ignore --no-warn-script-location --disable-pip-version-check ${INSTALLS} \
- && cd /workspace && $pip install -q --no-index --find-links /tmp/impasse-wheels --no-deps \
-      --break-system-packages --root-user-action=ignore --disable-pip-version-check -e . \
+RUN install="python3 $(ls /tmp/impasse-wheels/pip-*.whl)/pip install -q --no-index --no-deps \
+      --find-links /tmp/impasse-wheels --break-system-packages --root-user-action=ignore \
+      --no-warn-script-location --disable-pip-version-check" \
+ && $install ${INSTALLS} && cd /workspace && $install -e . \
  && rm -rf /tmp/impasse-wheels /root/.cache && chown -R 1000:1000 /workspace
 USER agent
 RUN export GIT_AUTHOR_DATE=2026-01-01T00:00:00Z GIT_COMMITTER_DATE=2026-01-01T00:00:00Z \

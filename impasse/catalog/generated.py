@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import asdict, dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from impasse.catalog.projects import PYPI, RealProject, generated_dir, load_real_projects
@@ -49,14 +50,11 @@ class Stats:
     baseline_seconds: float = 0.0
     tried: int = 0
     kept: int = 0
-    rejected: dict[str, int] = field(default_factory=dict)
-    kept_by_strategy: dict[str, int] = field(default_factory=dict)
-    tried_by_strategy: dict[str, int] = field(default_factory=dict)
+    rejected: Counter[str] = field(default_factory=Counter)  # reason -> candidates
+    kept_by_strategy: Counter[str] = field(default_factory=Counter)
+    tried_by_strategy: Counter[str] = field(default_factory=Counter)
     container_seconds: float = 0.0  # wall time of the test runs, one container, one pytest at a time
     wall_seconds: float = 0.0
-
-    def reject(self, reason: str) -> None:
-        self.rejected[reason] = self.rejected.get(reason, 0) + 1
 
     @property
     def kept_per_cpu_minute(self) -> float:
@@ -85,13 +83,9 @@ def load_baseline(project: RealProject, root: Path = PYPI) -> tuple[str, ...] | 
 def save_tasks(project: RealProject, tasks: list[GeneratedTask], stats: Stats, root: Path = PYPI) -> None:
     folder = generated_dir(project, root)
     write_atomic(folder / TASKS_FILE, "".join(json.dumps(t.to_record()) + "\n" for t in tasks))
-    data = asdict(stats) | {"kept_per_cpu_minute": stats.kept_per_cpu_minute}
+    # vars, not asdict: asdict would rebuild each Counter from its (key, count) pairs, counting the pairs
+    data = vars(stats) | {"kept_per_cpu_minute": stats.kept_per_cpu_minute}
     write_atomic(folder / STATS, json.dumps(data, indent=1) + "\n")
-
-
-def load_stats(project: RealProject, root: Path = PYPI) -> dict | None:
-    path = generated_dir(project, root) / STATS
-    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def load_project_tasks(project: RealProject, root: Path = PYPI) -> list[GeneratedTask]:
@@ -109,9 +103,8 @@ def load_project_tasks(project: RealProject, root: Path = PYPI) -> list[Generate
     return tasks
 
 
-def load_generated(root: Path = PYPI, projects_file: Path | None = None) -> list[GeneratedTask]:
-    projects = load_real_projects(projects_file) if projects_file else load_real_projects()
-    return [t for p in projects.values() for t in load_project_tasks(p, root)]
+def load_generated(root: Path = PYPI) -> list[GeneratedTask]:
+    return [t for p in load_real_projects().values() for t in load_project_tasks(p, root)]
 
 
 LITE_SIZE = 50

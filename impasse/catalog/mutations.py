@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import copy
 import difflib
+import itertools
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ BINOP_FLIP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.FloorDiv, ast.Fl
               ast.RShift: ast.LShift, ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd, ast.BitXor: ast.BitAnd}
 SYMMETRIC = {ast.Mult, ast.BitAnd, ast.BitOr, ast.BitXor, ast.Eq, ast.NotEq, ast.Is, ast.IsNot}
 SKIP_PARTS = {"tests", "test", "testing", "_vendor", "vendor", "docs", "examples"}
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ def own_nodes(func: ast.AST) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if not isinstance(node, DEFINITIONS):
             stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
@@ -69,10 +71,11 @@ def is_docstring(node: ast.AST, parent_body: list) -> bool:
 def blocks(func: ast.AST) -> list[list[ast.stmt]]:
     found = [func.body]  # every statement list inside the function, its own body first
     for node in own_nodes(func):
+        if isinstance(node, DEFINITIONS):
+            continue  # a nested function or class: its statements are its own
         for name in ("body", "orelse", "finalbody"):
             body = getattr(node, name, None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt) and \
-                    not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
                 found.append(body)
         for handler in getattr(node, "handlers", []) or []:
             found.append(handler.body)
@@ -262,37 +265,30 @@ def source_files(root: Path, source: tuple[str, ...]) -> list[str]:
 def candidates(root: Path, source: tuple[str, ...], seed: int,
                strategies: tuple[str, ...] = STRATEGIES) -> Iterator[Mutation]:
     """Every mutation the strategies can make, in an order fixed by the seed: each strategy's sites
-    shuffled, then taken in turn, one strategy after another. Duplicates and no-ops never come out."""
+    shuffled, then taken in turn, one strategy after another. Duplicates and no-ops never come out.
+    Each file is read and parsed once; a site is a node (or statement slot) of that one tree, which
+    `mutate` leaves as it found it."""
     rng = random.Random(seed)
     per_strategy: dict[str, list] = {s: [] for s in strategies}
     for rel in source_files(root, source):
-        for qualname, func in functions(ast.parse((root / rel).read_text(encoding="utf-8"))):
+        text = (root / rel).read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        for qualname, func in functions(tree):
             for strategy in strategies:
-                count = len(SITES[strategy](func))
-                per_strategy[strategy] += [(rel, func.lineno, qualname, k) for k in range(count)]
+                per_strategy[strategy] += [(text, tree, rel, qualname, site, strategy)
+                                           for site in SITES[strategy](func)]
     for sites in per_strategy.values():
         rng.shuffle(sites)
     seen: set[tuple[str, str]] = set()
-    parsed: dict[str, tuple[str, ast.Module]] = {}
-    queues = [(s, iter(per_strategy[s])) for s in strategies]
-    while queues:
-        for strategy, queue in list(queues):
-            item = next(queue, None)
-            if item is None:
-                queues.remove((strategy, queue))
-                continue
-            if item[0] not in parsed:
-                parsed[item[0]] = (text := (root / item[0]).read_text(encoding="utf-8"), ast.parse(text))
-            mutation = make(*parsed[item[0]], *item, strategy=strategy)
+    for turn in itertools.zip_longest(*per_strategy.values()):
+        for item in filter(None, turn):
+            mutation = make(*item)
             if mutation and (mutation.path, mutation.mutated) not in seen:
                 seen.add((mutation.path, mutation.mutated))
                 yield mutation
 
 
-def make(source: str, tree: ast.Module, rel: str, func_line: int, qualname: str, k: int,
-         strategy: str) -> Mutation | None:
-    func = next(f for name, f in functions(tree) if name == qualname and f.lineno == func_line)
-    site = SITES[strategy](func)[k]
+def make(source: str, tree: ast.Module, rel: str, qualname: str, site, strategy: str) -> Mutation | None:
     mutated = mutate(source, tree, site, strategy)
     if mutated is None:
         return None

@@ -11,6 +11,7 @@ import json
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
@@ -58,7 +59,7 @@ def generated_instance(task: GeneratedTask) -> dict:
     }
 
 
-def export_jsonl(tasks: list[Task], path: Path, generated: list[GeneratedTask] = ()) -> int:
+def export_jsonl(tasks: list[Task], path: Path, generated: Sequence[GeneratedTask] = ()) -> int:
     with path.open("w", encoding="utf-8") as out:
         for task in tasks:
             out.write(json.dumps(to_instance(task)) + "\n")

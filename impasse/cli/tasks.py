@@ -3,6 +3,7 @@ generate (procedural tasks over pinned PyPI projects)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
@@ -48,9 +49,7 @@ def list_tasks(coverage: Annotated[bool, typer.Option(help="Show which tasks sup
             ids = [t.id for t in tasks if card_id in t.supports]
             table.add_row(card_id, ", ".join(ids), f"[{'green' if len(ids) >= 2 else 'red'}]{len(ids)}[/]")
         out.print(table)
-        projects: dict[str, int] = {}
-        for g in generated:
-            projects[f"{g.project} {g.version}"] = projects.get(f"{g.project} {g.version}", 0) + 1
+        projects = Counter(f"{g.project} {g.version}" for g in generated)
         table = Table(title=f"generated tasks ({split}) by project: run under none (cards: not yet)")
         for column in ("project", "tasks"):
             table.add_column(column)
@@ -159,23 +158,33 @@ def real_projects_or_fail(names: list[str] | None):
         raise fail(str(err)) from None
 
 
-@app.command()
-def fetch(project: Annotated[list[str] | None, typer.Argument(help="Projects (default: all pinned).")] = None):
-    """Download each real project's pinned sdist (sha256 checked) and wheelhouse, and build its image."""
-    import time
+def log_line(message: str) -> None:
+    console.print(message, highlight=False)
 
+
+def stage_project(api, project):
+    """A pinned project fetched (sdist checked, wheelhouse) and its image built; a bad pin or a failed
+    build is a clean error."""
     from impasse.catalog.projects import PinError
     from impasse.infra.images import ImageBuildError
     from impasse.infra.projects import ensure_project_image
     from impasse.infra.projects import fetch as fetch_project
+    try:
+        fetched = fetch_project(project)
+        return fetched, ensure_project_image(api, fetched, log_line)
+    except (PinError, ImageBuildError) as err:
+        raise fail(str(err)) from None
+
+
+@app.command()
+def fetch(project: Annotated[list[str] | None, typer.Argument(help="Projects (default: all pinned).")] = None):
+    """Download each real project's pinned sdist (sha256 checked) and wheelhouse, and build its image."""
+    import time
     projects = real_projects_or_fail(project)
     api = docker_client()
     for p in projects:
         started = time.monotonic()
-        try:
-            image = ensure_project_image(api, fetch_project(p), lambda m: console.print(m, highlight=False))
-        except (PinError, ImageBuildError) as err:
-            raise fail(str(err)) from None
+        _, image = stage_project(api, p)
         size = api.images.get(image).attrs.get("Size", 0) / 1024**2
         out.print(f"{p.key}: {image} ({size:.0f} MB) in {time.monotonic() - started:.1f}s")
 
@@ -190,10 +199,6 @@ def generate(
 ):
     """Procedural bugs over each project's own functions, kept only when its suite proves them
     (1–20 tests pass → fail, every other test still passes); written to tasks/pypi/<name>-<version>/."""
-    from impasse.catalog.projects import PinError
-    from impasse.infra.images import ImageBuildError
-    from impasse.infra.projects import ensure_project_image
-    from impasse.infra.projects import fetch as fetch_project
     from impasse.truth.generation import generate as generate_project
     projects = real_projects_or_fail(project)
     api = docker_client()
@@ -201,12 +206,10 @@ def generate(
     for column in ("project", "baseline tests", "tried", "kept", "kept/CPU-min", "s", "rejected"):
         table.add_column(column)
     for p in projects:
+        fetched, image = stage_project(api, p)
         try:
-            fetched = fetch_project(p)
-            image = ensure_project_image(api, fetched, lambda m: console.print(m, highlight=False))
-            _, stats = generate_project(api, fetched, image, seed, max_tasks, max_candidates, budget,
-                                        log=lambda m: console.print(m, highlight=False))
-        except (PinError, ImageBuildError, RuntimeError) as err:
+            _, stats = generate_project(api, fetched, image, seed, max_tasks, max_candidates, budget, log=log_line)
+        except RuntimeError as err:
             raise fail(str(err)) from None
         table.add_row(p.key, str(stats.baseline_tests), str(stats.tried), str(stats.kept),
                       str(stats.kept_per_cpu_minute), str(stats.wall_seconds),

@@ -46,14 +46,14 @@ def download(url: str, dest: Path) -> None:
         shutil.copyfileobj(response, out)
 
 
-def fetch_sdist(project: RealProject, cache: Path, fetcher=download) -> Path:
+def fetch_sdist(project: RealProject, cache: Path) -> Path:
     final = cache / "sdists" / project.sdist_name
     if final.is_file() and sha256_of(final) == project.sha256:
         return final
     final.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=final.parent, prefix=".fetch-") as tmp:
         partial = Path(tmp) / project.sdist_name
-        fetcher(project.sdist_url, partial)
+        download(project.sdist_url, partial)
         verify_sha256(partial, project.sha256, f"{project.key} ({project.sdist_url})")
         os.replace(partial, final)
     return final
@@ -136,9 +136,9 @@ def ensure_project_image(api: docker.DockerClient, fetched: Fetched, log: Log = 
         raise images.ImageBuildError(f"project {fetched.project.key}: image build failed\n{err}") from None
 
 
-def file_tar(path: str, text: str) -> bytes:
-    """A one-file tar owned by the agent, to write into a container."""
-    stream, data = io.BytesIO(), text.encode("utf-8")
+def file_tar(path: str, content: str | bytes) -> bytes:
+    """A one-file tar owned by the agent, to write into a container (`Sandbox.write_tar`)."""
+    stream, data = io.BytesIO(), content.encode("utf-8") if isinstance(content, str) else content
     with tarfile.open(fileobj=stream, mode="w") as tar:
         info = tarfile.TarInfo(path)
         info.size, info.mode, info.uid, info.gid = len(data), 0o644, 1000, 1000

@@ -15,7 +15,6 @@ import re
 import shlex
 import tarfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from impasse.catalog.generated import GeneratedTask, Stats, save_baseline, save_
 from impasse.catalog.mutations import Mutation, candidates
 from impasse.catalog.projects import PYPI, RealProject
 from impasse.catalog.statements import Failure, write_statement
+from impasse.infra.images import Log
 from impasse.infra.projects import Fetched, file_tar
 from impasse.infra.sandbox import Sandbox, SandboxSpec, open_sandbox
 from impasse.truth.grading import PASSED_LINE
@@ -35,8 +35,6 @@ BASELINE_TIMEOUT = 900
 FAILED_LINE = re.compile(r"^(?:FAILED|ERROR) (\S+(?:\[[^\]]*\])?)(?: - (.*))?$", re.M)
 SECTION = re.compile(r"^_{3,} (.+?) _{3,}$")
 COLLECTION_BROKEN = ("ERROR collecting", "errors during collection", "INTERNALERROR", "no tests ran")
-
-Log = Callable[[str], None]
 
 
 @dataclass
@@ -76,7 +74,7 @@ def parse_report(text: str) -> tuple[set[str], dict[str, list[str]]]:
 
 def run_suite(box: Sandbox, paths: tuple[str, ...], timeout: int) -> SuiteRun:
     result = box.exec(suite_command(paths), timeout=timeout)
-    data = box.read_tar(REPORT_DIR, user="0:0")
+    data = box.read_tar(REPORT_DIR)
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         member = tar.extractfile("./out.txt")
         text = member.read().decode("utf-8", "replace") if member else ""
@@ -136,23 +134,23 @@ def generate(api: docker.DockerClient, fetched: Fetched, image: str, seed: int =
                     or time.monotonic() - started > budget_seconds:
                 break
             stats.tried += 1
-            stats.tried_by_strategy[mutation.strategy] = stats.tried_by_strategy.get(mutation.strategy, 0) + 1
+            stats.tried_by_strategy[mutation.strategy] += 1
             box.write_tar("/workspace", file_tar(mutation.path, mutation.mutated))
             run = run_suite(box, project.tests, limit)
             reset(box)
             stats.container_seconds += run.seconds
-            f2p, reason = judge(set(baseline), run)
+            f2p, reason = judge(base.passed, run)
             if reason is None:
                 gold = run_suite(box, tuple(f2p), limit)
                 stats.container_seconds += gold.seconds
                 if not set(f2p) <= gold.passed:
                     reason = "FAIL_TO_PASS does not pass again on the pristine tree (flaky)"
             if reason:
-                stats.reject(reason)
+                stats.rejected[reason] += 1
                 continue
             kept.append(make_task(project, mutation, f2p, run, seed, baseline))
             stats.kept += 1
-            stats.kept_by_strategy[mutation.strategy] = stats.kept_by_strategy.get(mutation.strategy, 0) + 1
+            stats.kept_by_strategy[mutation.strategy] += 1
             save_tasks(project, kept, stats, out)  # as it goes: an interrupted run keeps what it proved
             log(f"{project.key}: kept {kept[-1].id} ({len(f2p)} F2P) [{stats.kept}/{stats.tried}]")
     stats.container_seconds = round(stats.container_seconds, 1)
