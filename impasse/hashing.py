@@ -34,3 +34,12 @@ def hash_tree(paths: Iterable[Path], *extra: str) -> str:
 
 def hash_text(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:TAG_LENGTH]
+
+
+def file_sha256(path: Path) -> str:
+    """The full sha256 of a file, read in blocks (a download checked against its pin)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -7,14 +7,13 @@ This module reads and checks the pins; downloading them and building an image is
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from impasse.hashing import hash_text
+from impasse.hashing import file_sha256, hash_text
 from impasse.paths import TASKS
 
 PYPI = TASKS / "pypi"
@@ -112,16 +111,8 @@ def get_real_project(name: str, path: Path = PROJECTS_FILE) -> RealProject:
     return projects[name]
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def verify_sha256(path: Path, expected: str, what: str) -> None:
-    actual = sha256_of(path)
+    actual = file_sha256(path)
     if actual != expected:
         raise PinError(f"{what}: sha256 mismatch: pinned {expected}, downloaded {actual}. "
                        "The file on the index is not the pinned one; nothing was kept.")

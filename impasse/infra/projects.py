@@ -8,7 +8,6 @@ and checked, so an interrupted or rejected fetch leaves nothing half-written in 
 
 from __future__ import annotations
 
-import io
 import os
 import shutil
 import subprocess
@@ -21,10 +20,11 @@ from pathlib import Path
 
 import docker
 
-from impasse.catalog.projects import PinError, RealProject, sha256_of, verify_sha256
+from impasse.catalog.projects import PinError, RealProject, verify_sha256
+from impasse.hashing import file_sha256
 from impasse.infra import images
 from impasse.infra.images import Layer, Log
-from impasse.infra.sandbox import Sandbox
+from impasse.infra.sandbox import Sandbox, file_tar
 from impasse.paths import DOCKERFILES
 
 CACHE = Path(os.environ.get("IMPASSE_PYPI_CACHE",
@@ -48,7 +48,7 @@ def download(url: str, dest: Path) -> None:
 
 def fetch_sdist(project: RealProject, cache: Path) -> Path:
     final = cache / "sdists" / project.sdist_name
-    if final.is_file() and sha256_of(final) == project.sha256:
+    if final.is_file() and file_sha256(final) == project.sha256:
         return final
     final.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=final.parent, prefix=".fetch-") as tmp:
@@ -134,16 +134,6 @@ def ensure_project_image(api: docker.DockerClient, fetched: Fetched, log: Log = 
         return images.ensure_layer(api, project_layer(fetched, base), log)
     except images.ImageBuildError as err:
         raise images.ImageBuildError(f"project {fetched.project.key}: image build failed\n{err}") from None
-
-
-def file_tar(path: str, content: str | bytes) -> bytes:
-    """A one-file tar owned by the agent, to write into a container (`Sandbox.write_tar`)."""
-    stream, data = io.BytesIO(), content.encode("utf-8") if isinstance(content, str) else content
-    with tarfile.open(fileobj=stream, mode="w") as tar:
-        info = tarfile.TarInfo(path)
-        info.size, info.mode, info.uid, info.gid = len(data), 0o644, 1000, 1000
-        tar.addfile(info, io.BytesIO(data))
-    return stream.getvalue()
 
 
 def apply_task_patch(box: Sandbox, patch: str) -> None:

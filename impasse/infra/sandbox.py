@@ -9,9 +9,11 @@ left behind.
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import shlex
 import socket
+import tarfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -87,6 +89,16 @@ class BoundedOutput:
         if not self.dropped:
             return head + tail
         return f"{head}\n[... {self.dropped} bytes of output elided ...]\n{tail}"
+
+
+def file_tar(path: str, content: str | bytes) -> bytes:
+    """A one-file tar owned by the agent, to write into a container (`Sandbox.write_tar`)."""
+    stream, data = io.BytesIO(), content.encode("utf-8") if isinstance(content, str) else content
+    with tarfile.open(fileobj=stream, mode="w") as tar:
+        info = tarfile.TarInfo(path)
+        info.size, info.mode, info.uid, info.gid = len(data), 0o644, 1000, 1000
+        tar.addfile(info, io.BytesIO(data))
+    return stream.getvalue()
 
 
 class Sandbox:

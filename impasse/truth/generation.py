@@ -25,8 +25,8 @@ from impasse.catalog.mutations import Mutation, candidates
 from impasse.catalog.projects import PYPI, RealProject
 from impasse.catalog.statements import Failure, write_statement
 from impasse.infra.images import Log
-from impasse.infra.projects import Fetched, file_tar
-from impasse.infra.sandbox import Sandbox, SandboxSpec, open_sandbox
+from impasse.infra.projects import Fetched
+from impasse.infra.sandbox import Sandbox, SandboxSpec, file_tar, open_sandbox
 from impasse.truth.grading import PASSED_LINE
 
 REPORT_DIR = "/tmp/impasse-suite"

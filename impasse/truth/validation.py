@@ -4,11 +4,9 @@ hash of the task and the image, so an unchanged task is not run again."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
-import tarfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,7 +19,7 @@ from impasse.catalog.conditions import make_condition
 from impasse.catalog.tasks import Task
 from impasse.infra.environment import open_environment
 from impasse.infra.layers import stage
-from impasse.infra.sandbox import Sandbox
+from impasse.infra.sandbox import Sandbox, file_tar
 from impasse.truth.grading import run_tests
 
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "impasse" / "validate"
@@ -40,18 +38,9 @@ class Validation:
     cached: bool = False
 
 
-def tar_of(name: str, data: bytes) -> bytes:
-    stream = io.BytesIO()
-    with tarfile.open(fileobj=stream, mode="w") as tar:
-        info = tarfile.TarInfo(name)
-        info.size, info.mode, info.uid, info.gid = len(data), 0o644, 1000, 1000
-        tar.addfile(info, io.BytesIO(data))
-    return stream.getvalue()
-
-
 def apply_patch_as_agent(box: Sandbox, patch: bytes) -> str | None:
     """Apply the gold fix the way an agent would; returns git's complaint when it does not apply."""
-    box.write_tar("/tmp", tar_of("impasse-fix.patch", patch))
+    box.write_tar("/tmp", file_tar("impasse-fix.patch", patch))
     result = box.exec("git apply /tmp/impasse-fix.patch && rm /tmp/impasse-fix.patch")
     return None if result.exit_code == 0 else result.output.strip()[-500:]
 

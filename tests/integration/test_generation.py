@@ -7,8 +7,8 @@ import pytest
 
 from impasse.catalog.generated import load_project_tasks
 from impasse.catalog.projects import get_real_project
-from impasse.infra.projects import apply_task_patch, ensure_project_image, fetch, file_tar
-from impasse.infra.sandbox import SandboxSpec, open_sandbox
+from impasse.infra.projects import apply_task_patch, ensure_project_image, fetch
+from impasse.infra.sandbox import SandboxSpec, file_tar, open_sandbox
 from impasse.truth.generation import generate, judge, reset, run_suite
 
 pytestmark = pytest.mark.docker

@@ -16,8 +16,9 @@ from impasse.catalog.generated import (
     save_tasks,
     select_split,
 )
-from impasse.catalog.projects import PinError, RealProject, load_real_projects, parse_projects, sha256_of
+from impasse.catalog.projects import PinError, RealProject, load_real_projects, parse_projects
 from impasse.catalog.statements import Failure, write_statement
+from impasse.hashing import file_sha256
 from impasse.infra.projects import fetch_sdist, unpack
 from impasse.truth.generation import SuiteRun, judge, parse_report
 
@@ -39,7 +40,7 @@ def local_project(tmp_path: Path, sha256: str | None = None, with_tests: bool = 
     served = tmp_path / "served" / "demo-1.0.tar.gz"
     served.parent.mkdir(parents=True, exist_ok=True)
     served.write_bytes(sdist_bytes(with_tests))
-    return RealProject("demo", "1.0", "a demo", served.as_uri(), sha256 or sha256_of(served), ("demo.py",),
+    return RealProject("demo", "1.0", "a demo", served.as_uri(), sha256 or file_sha256(served), ("demo.py",),
                        ("tests",), ())
 
 
@@ -77,7 +78,7 @@ def test_a_good_sdist_is_kept_and_reused_without_downloading_again(tmp_path):
     project = local_project(tmp_path)
     cache = tmp_path / "cache"
     first = fetch_sdist(project, cache)
-    assert sha256_of(first) == project.sha256
+    assert file_sha256(first) == project.sha256
     Path(project.sdist_url.removeprefix("file://")).unlink()  # the index is gone: the cache must do
     assert fetch_sdist(project, cache) == first
     assert (unpack(project, first, cache) / "tests" / "test_demo.py").is_file()
