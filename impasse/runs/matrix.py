@@ -8,6 +8,7 @@ carried out by an executor (runs/executors.py): local threads by default."""
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -74,7 +75,7 @@ class Progress:
     done: int = 0
     failed: int = 0
     running: int = 0
-    outcomes: dict[str, int] = field(default_factory=dict)
+    outcomes: Counter[str] = field(default_factory=Counter)
 
 
 def split(value) -> list[str] | str:
@@ -177,7 +178,7 @@ def run_matrix(api: docker.DockerClient, matrix: MatrixSpec, on_update: Callable
             progress.running = max(0, progress.running - 1)
             if end.error is None:
                 progress.done += 1
-                progress.outcomes[end.outcome] = progress.outcomes.get(end.outcome, 0) + 1
+                progress.outcomes[end.outcome] += 1
             else:
                 progress.failed += 1
                 log(f"{end.item.run_id} failed: {end.error}")
