@@ -37,6 +37,9 @@ class RealProject:
     source: tuple[str, ...]  # files and folders the mutations may touch, relative to the sdist's root
     tests: tuple[str, ...]  # what pytest runs
     requires: tuple[str, ...]  # runtime and test dependencies beyond the runner, each name==version
+    # Import names of runtime dependencies the code cannot work without: what removed_dependency
+    # takes away from the project's tasks.
+    runtime: tuple[str, ...] = ()
     runner: tuple[str, ...] = ()
     build: tuple[str, ...] = ()
 
@@ -73,6 +76,12 @@ def check_pins(pins: object, where: str) -> tuple[str, ...]:
     return tuple(pins)
 
 
+def check_modules(names: object, where: str) -> tuple[str, ...]:
+    if not isinstance(names, list) or not all(isinstance(n, str) and n.isidentifier() for n in names):
+        raise PinError(f"{where}: every entry must be a module's import name, got {names!r}")
+    return tuple(names)
+
+
 def parse_projects(text: str, origin: str = "projects.yaml") -> dict[str, RealProject]:
     data = yaml.safe_load(text) or {}
     runner = check_pins(data.get("runner", []), f"{origin}: runner")
@@ -93,7 +102,7 @@ def parse_projects(text: str, origin: str = "projects.yaml") -> dict[str, RealPr
             name=entry["name"], version=str(entry["version"]), description=entry.get("description", ""),
             sdist_url=entry["sdist"], sha256=entry["sha256"], source=tuple(entry["source"]),
             tests=tuple(entry["tests"]), requires=check_pins(entry.get("requires", []), f"{where}: requires"),
-            runner=runner, build=build)
+            runtime=check_modules(entry.get("runtime", []), f"{where}: runtime"), runner=runner, build=build)
     return projects
 
 

@@ -11,8 +11,9 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from impasse.catalog.projects import RealProject
 from impasse.catalog.schema import DocumentError, load_document
-from impasse.hashing import hash_tree
+from impasse.hashing import hash_text, hash_tree
 from impasse.paths import TASKS
 
 PROJECTS_DIR = "projects"
@@ -78,6 +79,20 @@ class Task:
     pass_to_pass: tuple[str, ...]
     requires: Requirements
     supports: tuple[str, ...]
+    # A generated task stands on a pinned PyPI project's image and is applied when its container
+    # starts (infra/overlay.py); a hand-written one has an image of its own with the bug committed.
+    real: RealProject | None = None
+
+    @property
+    def image_key(self) -> str:
+        """What its images are named after: the task, or for a generated task its project version,
+        whose condition images every task of that version shares."""
+        return self.real.key if self.real else self.id
+
+    @property
+    def test_paths(self) -> tuple[str, ...]:
+        """The folders holding its tests, put back pristine before grading."""
+        return self.real.tests if self.real else ("tests",)
 
     @property
     def bug_patch(self) -> Path:
@@ -93,6 +108,9 @@ class Task:
 
     @property
     def content_hash(self) -> str:
+        if self.real:
+            return hash_text(self.real.pins_hash, self.bug_patch.read_text(), self.problem_statement,
+                             *self.fail_to_pass, *self.pass_to_pass, *self.supports)
         return hash_tree([self.root / "task.yaml", self.bug_patch, self.fix_patch,
                           self.project.root])
 

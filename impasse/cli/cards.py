@@ -72,14 +72,16 @@ def validate(paths: Annotated[list[Path] | None, typer.Argument(help="Card files
 
 @app.command()
 def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.")] = None,
-          task: Annotated[list[str] | None, typer.Option(help="Only these tasks.")] = None):
-    """Prove each card is a genuine impasse on each task that supports it (real Docker runs)."""
-    from rich.progress import Progress
-
+          task: Annotated[list[str] | None, typer.Option(help="Only these tasks (hand-written or generated).")] = None,
+          split: Annotated[str | None, typer.Option(help="Also generated tasks of this split (lite or full), "
+                                                         "sampled per project and card.")] = None,
+          per_project: Annotated[int, typer.Option(help="Generated tasks per project and card.")] = 3,
+          json_out: Annotated[Path | None, typer.Option("--json", help="Write every proof here.")] = None):
+    """Prove each card is a genuine impasse on each task that supports it, and that the gold fix
+    resolves each proved generated task under none (real Docker runs)."""
     from impasse.catalog.cards import load_cards
-    from impasse.cli.common import docker_client
-    from impasse.cli.tasks import load_or_fail
-    from impasse.truth.proofs import prove as prove_pair
+    from impasse.catalog.generated import SPLITS
+    from impasse.cli.common import docker_client, must_be_writable
     try:
         every = load_cards()
     except DocumentError as err:
@@ -87,17 +89,60 @@ def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.
     unknown = [c for c in card or [] if c not in every]
     if unknown:
         raise fail(f"--card: unknown card(s) {', '.join(unknown)}; known: {', '.join(sorted(every))}", code=2)
+    if split is not None and split not in SPLITS:
+        raise fail(f"--split {split}: unknown; known: {', '.join(SPLITS)}", code=2)
+    if per_project < 1:
+        raise fail(f"--per-project {per_project}: must be at least 1", code=2)
+    if json_out:
+        must_be_writable(json_out, "--json")
     cards = {k: v for k, v in every.items() if not v.is_control and (not card or k in card)}
-    tasks = load_or_fail(task)  # unknown ids are refused before Docker is touched
+    pairs = proof_pairs(cards, task, split, per_project)  # unknown ids are refused before Docker is touched
+    proofs, controls = run_proofs(docker_client(), pairs)
+    print_proofs(proofs, controls)
+    if json_out:
+        write_proofs(json_out, proofs, controls)
+    if not all(p.holds for p in proofs) or not all(c.resolved and not c.false_onsets for c in controls):
+        raise typer.Exit(1)
+
+
+def proof_pairs(cards: dict, task_ids: list[str] | None, split: str | None, per_project: int) -> list:
+    from impasse.catalog.generated_tasks import find_task, sampled_for_card
+    from impasse.cli.tasks import load_or_fail
+    if task_ids:
+        try:
+            tasks = [find_task(t) for t in task_ids]
+        except KeyError as err:
+            raise fail(str(err).strip("'\""), code=2) from None
+    else:
+        tasks = load_or_fail(None)
     pairs = [(c, t) for c in cards.values() for t in tasks if c.id in t.supports]
-    api = docker_client()
-    proofs = []
+    if split:
+        pairs += [(c, t) for c in cards.values() for t in sampled_for_card(split, c.id, per_project)]
+    return pairs
+
+
+def run_proofs(api, pairs: list) -> tuple[list, list]:
+    """The blocker proofs, then the control proof of every generated task among them."""
+    from rich.progress import Progress
+
+    from impasse.truth.proofs import prove as prove_pair
+    from impasse.truth.proofs import prove_control
+    generated = list({t.id: t for _, t in pairs if t.real}.values())
+    proofs, controls = [], []
     with Progress(console=console, transient=True) as progress:
-        bar = progress.add_task("proving", total=len(pairs))
+        bar = progress.add_task("proving", total=len(pairs) + len(generated))
         for c, t in pairs:
             progress.update(bar, description=f"{c.id} on {t.id}")
             proofs.append(prove_pair(api, c, t))
             progress.advance(bar)
+        for t in generated:
+            progress.update(bar, description=f"none on {t.id}")
+            controls.append(prove_control(api, t))
+            progress.advance(bar)
+    return proofs, controls
+
+
+def print_proofs(proofs: list, controls: list) -> None:
     table = Table(title="blocker proofs")
     for column in ("card", "task", "holds", "(a) in place", "(b) onset line", "fix passes", "(c) after workarounds",
                    "s"):
@@ -106,8 +151,29 @@ def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.
         table.add_row(p.card, p.task, "[green]yes[/]" if p.holds else "[red]NO[/]", str(p.in_place_at_start),
                       p.onset or "–", str(p.resolved), str(p.in_place_after_workarounds), f"{p.seconds:.1f}")
     out.print(table)
-    if not all(p.holds for p in proofs):
-        raise typer.Exit(1)
+    if controls:
+        table = Table(title="the gold fix under none (generated tasks)")
+        for column in ("task", "fix passes", "false onsets", "s"):
+            table.add_column(column, overflow="fold")
+        for c in controls:
+            table.add_row(c.task, "[green]yes[/]" if c.resolved else "[red]NO[/]",
+                          ", ".join(sorted(c.false_onsets)) or "–", f"{c.seconds:.1f}")
+        out.print(table)
+    held = sum(p.holds for p in proofs)
+    out.print(f"{held}/{len(proofs)} blocker proofs hold; "
+              f"{sum(c.resolved and not c.false_onsets for c in controls)}/{len(controls)} controls resolve cleanly")
+
+
+def write_proofs(path: Path, proofs: list, controls: list) -> None:
+    import json
+    from dataclasses import asdict
+
+    from impasse.cli.common import write_failed
+    data = {"proofs": [asdict(p) | {"holds": p.holds} for p in proofs], "controls": [asdict(c) for c in controls]}
+    try:
+        path.write_text(json.dumps(data, indent=1) + "\n")
+    except OSError as err:
+        raise write_failed(err, path) from None
 
 
 @app.command()

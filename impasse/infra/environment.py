@@ -18,6 +18,7 @@ import docker.errors
 from impasse.catalog.conditions import Condition
 from impasse.catalog.tasks import TEST_CONFIG_FILES, Service
 from impasse.infra.layers import ConditionImage
+from impasse.infra.overlay import apply_overlay, overlaid_image
 from impasse.infra.sandbox import (
     Sandbox,
     SandboxSpec,
@@ -39,6 +40,7 @@ class LiveEnvironment:
     staged: ConditionImage  # the condition and the image it runs on
     t0: float  # the clock at the end of setup (the kernel's, shared with the host): files the agent writes are newer
     owner: str  # uid:gid of /workspace after setup; the agent, without capabilities, cannot change it
+    base: str  # the commit the agent starts from: the diff and "did it commit" are measured against it
     sidecars: list = field(default_factory=list)
 
     @property
@@ -157,16 +159,27 @@ def populate_workspace(box: Sandbox, owner: str, workspace_tar: bytes | None, tm
         box.exec("chmod 1777 /workspace", user=owner)
 
 
-def restore_pristine_tests(box: Sandbox, owner: str) -> None:
-    """Grading never trusts the tests as the agent left them: tests/ and every test configuration
-    file are put back as they were, and one the agent added (a conftest.py beside tests/, which
-    pytest loads for every test under it) is removed."""
-    added = " ".join(TEST_CONFIG_FILES)
-    result = box.exec(f"rm -rf /workspace/tests && for f in {added}; do [ -e {STATE}/pristine/$f ] "
+def state_base_commit(box: Sandbox) -> str:
+    return box.exec_root(f"cat {STATE}/base_commit").output.strip()
+
+
+def restore_pristine_tests(box: Sandbox, owner: str, test_paths: tuple[str, ...] = ("tests",)) -> None:
+    """Grading never trusts the tests as the agent left them: the test folders and every test
+    configuration file are put back as they were, and one the agent added is removed — at the root,
+    or a conftest.py in any folder above a test folder, which pytest loads for every test below it."""
+    added = [*TEST_CONFIG_FILES, *(f"{parent}/conftest.py" for path in test_paths for parent in parents(path))]
+    folders = " ".join(shlex.quote(f"/workspace/{p}") for p in test_paths)
+    result = box.exec(f"rm -rf {folders} && for f in {' '.join(added)}; do [ -e {STATE}/pristine/$f ] "
                       f"|| rm -rf /workspace/$f || exit 1; done && cp -r {STATE}/pristine/. /workspace/",
                       user=owner)
     if result.exit_code:
         raise EnvironmentSetupError(f"could not restore the pristine tests: {result.output[-300:]}")
+
+
+def parents(path: str) -> list[str]:
+    """`src/pkg/tests` → [`src`, `src/pkg`]: the folders between the root and a test folder."""
+    parts = path.strip("/").split("/")[:-1]
+    return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
 def run_root_setup(box: Sandbox, condition: Condition) -> None:
@@ -192,7 +205,12 @@ def open_environment(api: docker.DockerClient, staged: ConditionImage, labels: d
         # tempfile a fallback the episode did not have; so only /workspace becomes writable.
         options["tmpfs"] = {**options.get("tmpfs", {}), "/workspace": "rw,size=512m,uid=1000,gid=1000"}
     sidecars = active_sidecars(condition)
+    # A generated task is applied on its project's image; grading brings the agent's own tree instead.
+    overlay = condition.task.real is not None and workspace_tar is None
     with contextlib.ExitStack() as stack:
+        if overlay and options.get("read_only") and not workspace_tmpfs:
+            image = stack.enter_context(overlaid_image(api, image, condition.task.bug_patch.read_text(), labels))
+            overlay = False  # it is in the image already
         network = None
         if sidecars:
             net_name = f"impasse-{labels.get('impasse.run_id', 'env')}-{int(time.time() * 1000) % 10**9}"
@@ -207,8 +225,9 @@ def open_environment(api: docker.DockerClient, staged: ConditionImage, labels: d
         box = stack.enter_context(open_sandbox(api, spec))
         owner = workspace_owner(box)  # asked once: the root setup below may change it, not these steps
         populate_workspace(box, owner, workspace_tar, tmpfs=workspace_tmpfs)
+        base = apply_overlay(box, condition.task.bug_patch.read_text()) if overlay else state_base_commit(box)
         if workspace_tar is not None:
-            restore_pristine_tests(box, owner)
+            restore_pristine_tests(box, owner, condition.task.test_paths)
         local = active_local_services(condition)
         for service in local:
             start_local_service(box, service, condition)
@@ -217,5 +236,5 @@ def open_environment(api: docker.DockerClient, staged: ConditionImage, labels: d
         run_root_setup(box, condition)
         if condition.card.inject.root_setup:
             owner = workspace_owner(box)
-        yield LiveEnvironment(box, staged, time.time(), owner, started)
+        yield LiveEnvironment(box, staged, time.time(), owner, base, started)
 

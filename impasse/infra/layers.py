@@ -1,5 +1,6 @@
 """The image layers of a condition, in order: base, the task (its project's repo with the bug as the
-only commit), then the card's build-time recipe, if it has one. Tags are content hashes, so a
+only commit; for a generated task, its pinned project's image), then the card's build-time recipe, if
+it has one. Tags are content hashes, so a
 second build is a cache hit."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from impasse.catalog.conditions import Condition, make_condition
 from impasse.catalog.tasks import TASK_IMAGE_REPO, Task, load_tasks
 from impasse.infra import images
 from impasse.infra.images import Layer, Log
+from impasse.infra.projects import ensure_project_image, fetch
 from impasse.paths import DOCKERFILES
 
 CONDITION_REPO = "impasse-cond"
@@ -38,13 +40,17 @@ def condition_layer(condition: Condition, task_image: str) -> Layer | None:
     if not build:
         return None
     env = condition.script_env()
-    return Layer(repo=f"{CONDITION_REPO}-{condition.task.id}-{condition.name}".replace("_", "-"),
+    return Layer(repo=f"{CONDITION_REPO}-{condition.task.image_key}-{condition.name}".replace("_", "-"),
                  dockerfile=DOCKERFILES / "condition.Dockerfile", parent=task_image,
                  buildargs={k: env[k] for k in ("IMPASSE_PYTHON_PACKAGES", "IMPASSE_BINARIES")},
                  inline={"build.sh": build})
 
 
 def ensure_task_image(api: docker.DockerClient, task: Task, log: Log) -> str:
+    """The image a task's conditions build on: its own, or for a generated task its project's (the
+    bug is applied when each container starts: infra/overlay.py)."""
+    if task.real:
+        return ensure_project_image(api, fetch(task.real), log)
     base = images.ensure_base(api, log)
     try:
         return images.ensure_layer(api, task_layer(task, base), log)

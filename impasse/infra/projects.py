@@ -24,7 +24,6 @@ from impasse.catalog.projects import PinError, RealProject, verify_sha256
 from impasse.hashing import file_sha256
 from impasse.infra import images
 from impasse.infra.images import Layer, Log
-from impasse.infra.sandbox import Sandbox, file_tar
 from impasse.paths import DOCKERFILES
 
 CACHE = Path(os.environ.get("IMPASSE_PYPI_CACHE",
@@ -134,15 +133,3 @@ def ensure_project_image(api: docker.DockerClient, fetched: Fetched, log: Log = 
         return images.ensure_layer(api, project_layer(fetched, base), log)
     except images.ImageBuildError as err:
         raise images.ImageBuildError(f"project {fetched.project.key}: image build failed\n{err}") from None
-
-
-def apply_task_patch(box: Sandbox, patch: str) -> None:
-    """A generated task on a fresh container of its project's image: the bug applied as the agent and
-    folded into the one commit (so history does not show it), and the state's base commit updated."""
-    box.write_tar("/tmp", file_tar("impasse-task.patch", patch))
-    dates = "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z GIT_COMMITTER_DATE=2026-01-01T00:00:00Z"
-    done = box.exec(f"cd /workspace && git apply /tmp/impasse-task.patch && rm /tmp/impasse-task.patch "
-                    f"&& git add -A && {dates} git commit -q --amend -m 'Current state of the project'")
-    if done.exit_code:
-        raise images.ImageBuildError(f"the task's patch does not apply: {done.output.strip()[-500:]}")
-    box.exec_root("git -C /workspace rev-parse HEAD > /opt/impasse-state/base_commit")

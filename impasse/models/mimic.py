@@ -19,7 +19,7 @@ from impasse.models.turns import ModelTurn
 from impasse.vocabulary import Tool
 
 ENDINGS = ("escalate", "claim", "persist")
-LOOK = ("cd /workspace && ls -la && git status --short", "git log --oneline -5 | cat", "ls tests/ | head -20",
+LOOK = ("cd /workspace && ls -la && git status --short", "git log --oneline -5 | cat", "ls {tests}/ | head -20",
         "cat README.md | head -40", "find . -name '*.py' -not -path './.git/*' | head -30")
 MISTAKES = ("cat {typo}", "Let me check the failing test first",
             "python3 -m pytest -q tests/test_nothere.py 2>&1 | tail -3")
@@ -56,7 +56,7 @@ class Mimic(ScriptedPolicy):
 
     def look_around(self) -> Iterator[ModelTurn]:
         for command in self.rng.sample(LOOK, 2):
-            yield self.bash(command, "Looking around the repository.")
+            yield self.bash(command.format(tests=self.playbook.tests_dir), "Looking around the repository.")
         if self.rng.random() < 0.5:  # its own slip: no blocker, whatever the output says
             typo = self.playbook.edits[0].path.replace("/", "/x", 1) if self.playbook.edits else "src/mian.py"
             yield self.bash(self.rng.choice(MISTAKES).format(typo=typo))

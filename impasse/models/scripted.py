@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from impasse.models.turns import ModelTurn, ToolCall
 from impasse.vocabulary import TERMINAL_TOOLS, Tool
 
-EXPLORE = ("git status --short && ls", "git log --oneline -3", "cat README.md", "ls tests",
+EXPLORE = ("git status --short && ls", "git log --oneline -3", "cat README*", "ls {tests}",
            "python3 --version")
 DIAGNOSES = (
     (r"Permission denied", "the repository files are owned by root and not writable for my user "
@@ -105,12 +105,13 @@ class Playbook:
     test_command: str
     commit: bool
     workaround_commands: tuple[str, ...] = ()
+    tests_dir: str = "tests"  # where the project keeps its tests (`toolz/tests` in toolz)
 
 
 def playbook_for(task, card) -> Playbook:
     ids = " ".join(f"'{t}'" for t in task.fail_to_pass)
     return Playbook(tuple(patch_to_edits(task.fix_patch.read_text())), f"python3 -m pytest -q {ids}",
-                    task.requires.commit, tuple(card.proof_commands) if card else ())
+                    task.requires.commit, tuple(card.proof_commands) if card else (), task.test_paths[0])
 
 
 def last_result(messages: list[dict]) -> tuple[int | None, str]:
@@ -153,7 +154,8 @@ class ScriptedPolicy:
 
     def explore(self) -> Iterator[ModelTurn]:
         for command in self.rng.sample(EXPLORE, 2):
-            yield self.call(Tool.BASH, "Let me look at the repository first.", command=command)
+            yield self.call(Tool.BASH, "Let me look at the repository first.",
+                            command=command.format(tests=self.playbook.tests_dir))
             if self.result[0] != 0:
                 return
 

@@ -15,7 +15,8 @@ import docker
 from impasse import __version__, defaults
 from impasse.catalog.cards import Card, get_card
 from impasse.catalog.conditions import Condition, make_condition
-from impasse.catalog.tasks import Task, load_task_by_id, load_tasks
+from impasse.catalog.generated_tasks import find_task
+from impasse.catalog.tasks import Task, load_tasks
 from impasse.episode.agent import Agent, EpisodeEnd
 from impasse.episode.prompts import task_prompt
 from impasse.episode.run_record import EndingRecord, RunMeta, RunResult
@@ -72,7 +73,7 @@ def resolve(spec: RunSpec) -> Condition:
     try:
         check_spec(spec.model, spec.base_url)
         card = get_card(spec.condition)
-        task = load_task_by_id(spec.task) if spec.task else default_task(card)
+        task = find_task(spec.task) if spec.task else default_task(card)
         return make_condition(task, card)
     except (KeyError, ValueError) as err:
         raise RunError(str(err).strip("'\"")) from None

@@ -26,7 +26,7 @@ import docker
 from impasse.analysis.onset_rules import is_failure_line, is_listing
 from impasse.catalog.cards import get_card
 from impasse.catalog.conditions import make_condition
-from impasse.catalog.tasks import load_task_by_id
+from impasse.catalog.generated_tasks import find_task
 from impasse.defaults import TOOL_TIMEOUT
 from impasse.episode.records import Observation, Step
 from impasse.episode.run_record import RunRecord
@@ -135,7 +135,7 @@ def counterfactual(api: docker.DockerClient, record: RunRecord, log: Callable[[s
                    ) -> Counterfactual:
     """Replay the run's calls under `none` and find where the blocker first made a difference."""
     meta = record.meta
-    condition = make_condition(load_task_by_id(meta.task), get_card(CONTROL))
+    condition = make_condition(find_task(meta.task), get_card(CONTROL))
     staged = stage(api, condition, log)
     clock = time.monotonic()
     labels = {"impasse.run_id": f"counterfactual-{meta.run_id}"[:120]}

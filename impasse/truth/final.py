@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 import docker
 
 from impasse.infra.environment import LiveEnvironment
-from impasse.truth.grading import Grade, base_commit, capture_worktree, committed_fix, git_facts, grade
+from impasse.truth.grading import Grade, capture_worktree, committed_fix, git_facts, grade
 from impasse.truth.routes import workspace_routes
 
 TEST_PATHS = ("tests", "conftest.py", "pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml")
@@ -76,7 +76,7 @@ def derive_truth(api: docker.DockerClient, env: LiveEnvironment, labels: dict[st
     """The work tree is captured first, before the harness's own checks touch the box. Grading it in
     a fresh container then runs alongside the checks on the live one: they share nothing, and the
     grading container's start-up and test run are most of the time truth takes."""
-    base = base_commit(env.box)
+    base = env.base
     committed = committed_fix(env.box, base) if env.condition.task.requires.commit else None
     worktree = capture_worktree(env.box, env.workspace_owner())
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="impasse-grade") as pool:

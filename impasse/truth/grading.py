@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 
 import docker
 
-from impasse.infra.environment import STATE, open_environment
+from impasse.infra.environment import open_environment
 from impasse.infra.injectors import make_injector
 from impasse.infra.layers import ConditionImage
 from impasse.infra.sandbox import Sandbox
@@ -58,10 +58,6 @@ def run_tests(box: Sandbox, test_ids: tuple[str, ...], injector=None) -> TestRun
     result = injector.run(None, command, action)[0] if injector else action()
     passed = set(PASSED_LINE.findall(result.output))
     return TestRun(passed, result.exit_code, result.output[-OUTPUT_TAIL:], result.duration)
-
-
-def base_commit(box: Sandbox) -> str:
-    return box.exec_root(f"cat {STATE}/base_commit").output.strip()
 
 
 def git_facts(box: Sandbox, base: str) -> tuple[str, list[str]]:

@@ -9,14 +9,14 @@ from impasse.analysis.normal_form import NStep, obs_of
 from impasse.episode.records import Observation
 from impasse.episode.stage_protocol import Gold, gold_stage, workspace_key
 from impasse.infra.environment import LiveEnvironment
-from impasse.truth.grading import base_commit, git_facts, pytest_command
+from impasse.truth.grading import git_facts, pytest_command
 
 
 class GoldTracker:
     def __init__(self, env: LiveEnvironment) -> None:
         self.env = env
         self.compiled = compile_card(env.condition.card, env.condition.injected)
-        self.base = base_commit(env.box)
+        self.base = env.base
         self.start_key = self.key()
         self.tests: dict[str, bool] = {}
         self.blocker_seen = False

@@ -28,7 +28,7 @@ from impasse.infra.injectors import make_injector
 from impasse.infra.layers import stage
 from impasse.models.scripted import playbook_for
 from impasse.models.turns import ToolCall
-from impasse.truth.grading import base_commit, capture_worktree, committed_fix, grade
+from impasse.truth.grading import capture_worktree, committed_fix, grade
 from impasse.vocabulary import Tool
 
 
@@ -86,7 +86,7 @@ def prove(api: docker.DockerClient, card: Card, task: Task, seed: int = 0) -> Pr
         observations = natural_repair(executor, task, card)
         proof.onset = first_onset(card, condition, observations)
         worktree = capture_worktree(env.box, env.workspace_owner())
-        committed = committed_fix(env.box, base_commit(env.box))
+        committed = committed_fix(env.box, env.base)
         for command in card.proof_commands:
             env.box.exec(command, timeout=30)
         proof.in_place_after_workarounds = env.probe()
@@ -112,7 +112,7 @@ def prove_control(api: docker.DockerClient, task: Task) -> ControlProof:
     with open_environment(api, staged, labels) as env:
         observations = natural_repair(Executor(env.box), task, None)
         worktree = capture_worktree(env.box, env.workspace_owner())
-        committed = committed_fix(env.box, base_commit(env.box))
+        committed = committed_fix(env.box, env.base)
     resolved = grade(api, staged, worktree, labels, committed=committed).resolved
     false_onsets = {}
     for card in load_cards().values():

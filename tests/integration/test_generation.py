@@ -7,7 +7,8 @@ import pytest
 
 from impasse.catalog.generated import load_project_tasks
 from impasse.catalog.projects import get_real_project
-from impasse.infra.projects import apply_task_patch, ensure_project_image, fetch
+from impasse.infra.overlay import apply_overlay
+from impasse.infra.projects import ensure_project_image, fetch
 from impasse.infra.sandbox import SandboxSpec, file_tar, open_sandbox
 from impasse.truth.generation import generate, judge, reset, run_suite
 
@@ -31,7 +32,7 @@ def test_generated_tasks_are_proved_and_hold_in_a_fresh_container(api, staged, t
     assert 1 <= len(task.fail_to_pass) <= 20 and len(task.pass_to_pass) == stats.baseline_tests - len(task.fail_to_pass)
     assert task.provenance["path"] not in task.problem_statement
     with open_sandbox(api, SandboxSpec(image, labels={"impasse.role": "test"})) as box:
-        apply_task_patch(box, task.patch)
+        apply_overlay(box, task.patch)
         assert box.exec("git -C /workspace log --oneline | wc -l").output.strip() == "1"
         bug = run_suite(box, task.fail_to_pass + task.pass_to_pass[:40], 300)
         assert not bug.passed & set(task.fail_to_pass)
