@@ -80,9 +80,14 @@ def load_baseline(project: RealProject, root: Path = PYPI) -> tuple[str, ...] | 
     return tuple(json.loads(path.read_text())["passed"]) if path.is_file() else None
 
 
+def write_tasks(project: RealProject, tasks: list[GeneratedTask], root: Path = PYPI) -> Path:
+    path = generated_dir(project, root) / TASKS_FILE
+    write_atomic(path, "".join(json.dumps(t.to_record()) + "\n" for t in tasks))
+    return path
+
+
 def save_tasks(project: RealProject, tasks: list[GeneratedTask], stats: Stats, root: Path = PYPI) -> None:
-    folder = generated_dir(project, root)
-    write_atomic(folder / TASKS_FILE, "".join(json.dumps(t.to_record()) + "\n" for t in tasks))
+    folder = write_tasks(project, tasks, root).parent
     # vars, not asdict: asdict would rebuild each Counter from its (key, count) pairs, counting the pairs
     data = vars(stats) | {"kept_per_cpu_minute": stats.kept_per_cpu_minute}
     write_atomic(folder / STATS, json.dumps(data, indent=1) + "\n")

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import yaml
 
-from impasse.catalog.generated import GeneratedTask
-from impasse.catalog.projects import get_real_project
+from impasse.catalog.generated import GeneratedTask, load_baseline, load_project_tasks, save_baseline, write_tasks
+from impasse.catalog.projects import PYPI, get_real_project
 from impasse.catalog.tasks import PROJECTS_DIR, TASK_IMAGE_REPO, Task
 
 
@@ -112,7 +112,39 @@ def import_instance(instance: dict, repo: Path, tasks_dir: Path) -> Path:
     return folder
 
 
-def import_jsonl(path: Path, repo: Path, tasks_dir: Path) -> list[Path]:
+def import_generated(instance: dict, root: Path = PYPI) -> Path:
+    """A generated instance joins its pinned project's tasks (the same name and version, or it is
+    refused); its PASS_TO_PASS must be that project's baseline without its FAIL_TO_PASS."""
+    name, version = instance["repo"].removeprefix("pypi/"), str(instance.get("version", ""))
+    try:
+        project = get_real_project(name)
+    except KeyError as err:
+        reason = str(err).strip("'\"")
+        raise ImportError_(f"instance {instance['instance_id']}: {reason}") from None
+    if version != project.version:
+        raise ImportError_(f"instance {instance['instance_id']}: {name} {version or '(no version)'} is not "
+                           f"the pinned {project.key}")
+    tests = (*instance["FAIL_TO_PASS"], *instance["PASS_TO_PASS"])
+    baseline = load_baseline(project, root)
+    if baseline is None:
+        save_baseline(project, list(tests), 0.0, root)
+        baseline = tuple(sorted(tests))
+    elif set(baseline) != set(tests):
+        raise ImportError_(f"instance {instance['instance_id']}: FAIL_TO_PASS + PASS_TO_PASS differ from the "
+                           f"baseline of {project.key} ({len(tests)} tests against {len(baseline)})")
+    task = GeneratedTask(instance["instance_id"], name, version, instance["patch"], tuple(instance["FAIL_TO_PASS"]),
+                         instance["problem_statement"], instance.get("impasse", {}).get("provenance", {}), baseline)
+    kept = [t for t in load_project_tasks(project, root) if t.id != task.id]
+    return write_tasks(project, [*kept, task], root)
+
+
+def is_generated(instance: dict) -> bool:
+    return bool(instance.get("impasse", {}).get("generated")) or str(instance.get("repo", "")).startswith("pypi/")
+
+
+def import_jsonl(path: Path, repo: Path | None, tasks_dir: Path, pypi_root: Path = PYPI) -> list[Path]:
+    """Hand-written instances need `repo`, a checkout of their repository; generated ones join their
+    pinned PyPI project's tasks."""
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -127,5 +159,16 @@ def import_jsonl(path: Path, repo: Path, tasks_dir: Path) -> list[Path]:
             raise ImportError_(f"{path}:{number}: not valid JSON: {err}") from None
         if not isinstance(instance, dict):
             raise ImportError_(f"{path}:{number}: not a JSON object (an instance)")
-        folders.append(import_instance(instance, repo, tasks_dir))
+        missing = [k for k in ("instance_id", "repo", "patch", "FAIL_TO_PASS", "PASS_TO_PASS",
+                               "problem_statement") if k not in instance]
+        if missing:
+            raise ImportError_(f"{path}:{number}: instance {instance.get('instance_id', '?')}: missing "
+                               f"{', '.join(missing)}")
+        if is_generated(instance):
+            folders.append(import_generated(instance, pypi_root))
+        elif repo is None:
+            raise ImportError_(f"{path}:{number}: instance {instance['instance_id']} is not generated: "
+                               "give --repo, a checkout of its repository")
+        else:
+            folders.append(import_instance(instance, repo, tasks_dir))
     return folders

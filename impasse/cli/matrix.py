@@ -20,6 +20,8 @@ def matrix(
     models: Annotated[str | None, typer.Option(help="Comma-separated model specs.")] = None,
     conditions: Annotated[str, typer.Option(help="all, or comma-separated card ids (none is always added).")] = "all",
     tasks: Annotated[str, typer.Option(help="all, or comma-separated task ids.")] = "all",
+    generated: Annotated[str | None, typer.Option("--split", help="Add the generated tasks of this split: lite "
+                                                                  "(~50, stratified by project) or full.")] = None,
     seeds: Annotated[int, typer.Option(min=1)] = defaults.SEEDS,
     budget: Annotated[int, typer.Option(min=1, help="Step budget of each run.")] = defaults.BUDGET,
     gate: Annotated[Gate, typer.Option(help="Who ends each episode.")] = Gate.TOOL,
@@ -46,6 +48,7 @@ def matrix(
                               report_duty=report_duty, tool_timeout=tool_timeout, base_url=base_url)
         else:
             raise MatrixError("give --models (or --file)")
+        spec.split = generated or spec.split
         spec.workers = workers or spec.workers
         spec.executor = executor or spec.executor
         if spec.executor not in EXECUTORS:

@@ -19,7 +19,9 @@ import yaml
 from impasse import defaults
 from impasse.catalog.cards import load_cards
 from impasse.catalog.conditions import Condition, make_condition
-from impasse.catalog.tasks import load_tasks
+from impasse.catalog.generated import SPLITS
+from impasse.catalog.generated_tasks import find_task, generated_tasks, tasks_of_split
+from impasse.catalog.tasks import Task
 from impasse.episode.rundir import RunDir
 from impasse.infra.layers import ConditionImage
 from impasse.infra.sandbox import reap_stale
@@ -50,6 +52,7 @@ class MatrixSpec:
     report_duty: Duty | None = None
     channel: bool = True
     executor: str = "local"  # where the runs happen: runs/executors.py
+    split: str | None = None  # generated tasks of this split (lite, full) beside the hand-written ones
 
     def run_spec(self, model: str, condition: str, task: str, seed: int) -> RunSpec:
         return RunSpec(model, condition, task, seed, self.budget, self.out, self.base_url, self.tool_timeout,
@@ -90,6 +93,12 @@ def strict_bool(value) -> bool:
     return value
 
 
+def split_name(value) -> str:
+    if value not in SPLITS:
+        raise ValueError(value)
+    return value
+
+
 def executor_name(value) -> str:
     if value not in EXECUTORS:
         raise ValueError(value)
@@ -106,7 +115,7 @@ FILE_KEYS = tuple(f.name for f in fields(MatrixSpec))
 CONVERT = {"models": split, "conditions": split, "tasks": split, "seeds": positive, "workers": positive,
            "budget": positive, "tool_timeout": positive, "model_timeout": float, "out": Path, "gate": Gate,
            "report_duty": Duty, "channel": strict_bool, "base_url": str,
-           "executor": executor_name}
+           "executor": executor_name, "split": split_name}
 
 
 def load_matrix_file(path: Path) -> MatrixSpec:
@@ -135,10 +144,7 @@ def plan(matrix: MatrixSpec) -> list[Planned]:
     unknown = wanted - set(cards)
     if unknown:
         raise MatrixError(f"unknown condition(s): {', '.join(sorted(unknown))}; known: {', '.join(sorted(cards))}")
-    try:
-        tasks = load_tasks(None if matrix.tasks == "all" else matrix.tasks)
-    except KeyError as err:
-        raise MatrixError(str(err).strip("'\"")) from None
+    tasks = matrix_tasks(matrix)
     planned = []
     for model in matrix.models:
         for task in tasks:
@@ -150,6 +156,19 @@ def plan(matrix: MatrixSpec) -> list[Planned]:
                     resolved = make_condition(task, cards[condition])
                     planned.append(Planned(spec, resolved, run_id_for(spec, resolved)))
     return planned
+
+
+def matrix_tasks(matrix: MatrixSpec) -> list[Task]:
+    """`all`: the hand-written tasks; with a split, its generated tasks too. Named ids may be either."""
+    if matrix.split is not None and matrix.split not in SPLITS:
+        raise MatrixError(f"unknown split {matrix.split!r}; known: {', '.join(SPLITS)}")
+    if matrix.tasks == "all":
+        return tasks_of_split(matrix.split)
+    try:
+        named = [find_task(t) for t in matrix.tasks]
+    except KeyError as err:
+        raise MatrixError(str(err).strip("'\"")) from None
+    return named + (list(generated_tasks(matrix.split)) if matrix.split else [])
 
 
 def run_matrix(api: docker.DockerClient, matrix: MatrixSpec, on_update: Callable[[Progress, str], None],

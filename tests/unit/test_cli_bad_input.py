@@ -25,6 +25,8 @@ from impasse.infra import engine, images
 
 from .runbuilder import bash, make_run
 
+INSTANCE = ('{{"instance_id": "x.flip__1", "repo": "{repo}", "version": "0.0.1", "patch": "", '
+            '"FAIL_TO_PASS": ["t::a"], "PASS_TO_PASS": [], "problem_statement": "p"}}\n')
 BINARY = bytes(range(256))  # NUL bytes, and not UTF-8
 BOX = re.compile(r"[│╭╮╰╯─]")
 
@@ -157,6 +159,17 @@ TABLE = [
     (tasks_import("folder"), FOLDER, 1, "folder"),
     (["tasks", "import", "t.jsonl", "--repo", "nowhere"], put("t.jsonl", "{}\n"), 2, "nowhere"),
     (tasks_import("t.jsonl", "--into", "plain/tasks"), each(FOLDER, PLAIN, put("t.jsonl", "{}\n")), 2, "plain/tasks"),
+    (["tasks", "import", "t.jsonl", "--into", "into"], each(FOLDER, put("t.jsonl", INSTANCE.format(repo="mine"))), 1,
+     "--repo"),
+    (["tasks", "import", "t.jsonl", "--into", "into"], each(FOLDER, put("t.jsonl", INSTANCE.format(repo="pypi/nope"))),
+     1, "unknown project 'nope'"),
+    (["tasks", "import", "t.jsonl", "--into", "into"], each(FOLDER, put("t.jsonl", INSTANCE.format(repo="pypi/toolz"))),
+     1, "not the pinned toolz-1.0.0"),
+    (["matrix", "--models", "scripted:oracle", "--split", "huge"], None, 2, "huge"),
+    (*matrix_file("models: [scripted:oracle]\nsplit: huge\n"), 2, "split"),
+    (["cards", "prove", "--split", "huge"], None, 2, "huge"),
+    (["cards", "prove", "--per-project", "0"], None, 2, "--per-project"),
+    (["cards", "prove", "--task", "nosuch.task"], None, 2, "nosuch.task"),
     # impasse matrix: everything is checked before Docker
     (["matrix", "--file", "nowhere.yaml"], None, 2, "nowhere.yaml"),
     (["matrix", "--file", "folder"], FOLDER, 2, "folder"),

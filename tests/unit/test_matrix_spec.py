@@ -40,9 +40,35 @@ def test_every_run_setting_reaches_every_planned_run(tmp_path: Path):
 
 @pytest.mark.parametrize("line,named", [("gate: sideways", "gate"), ("seeds: 0", "seeds"),
                                         ("channel: yes please", "channel"), ("budget: 2.5", "budget"),
-                                        ("colour: red", "unknown keys")])
+                                        ("colour: red", "unknown keys"), ("split: huge", "split")])
 def test_a_bad_setting_is_named(tmp_path: Path, line: str, named: str):
     path = tmp_path / "m.yaml"
     path.write_text("models: [scripted:oracle]\n" + line + "\n")
     with pytest.raises(MatrixError, match=named):
         load_matrix_file(path)
+
+
+def test_a_split_adds_its_generated_tasks_beside_every_hand_written_one(tmp_path: Path):
+    from impasse.catalog.generated import LITE_SIZE, load_generated, select_split
+    from impasse.catalog.tasks import load_tasks
+    from impasse.runs.matrix import MatrixSpec
+    hand_written = {t.id for t in load_tasks()}
+    lite = {g.id for g in select_split(load_generated(), "lite")}
+    planned = plan(MatrixSpec(["scripted:oracle"], ["chown_root"], "all", seeds=1, split="lite", out=tmp_path))
+    tasks = {p.spec.task for p in planned}
+    assert tasks == hand_written | lite and len(lite) == min(LITE_SIZE, len(load_generated()))
+    generated = [p for p in planned if p.spec.task in lite]
+    assert {p.spec.condition for p in generated} == {"none", "chown_root"}  # every generic card holds on them
+    assert len(generated) == 2 * len(lite)
+    without = plan(MatrixSpec(["scripted:oracle"], ["chown_root"], "all", seeds=1, out=tmp_path))
+    assert {p.spec.task for p in without} == hand_written
+
+
+def test_a_named_generated_task_runs_without_a_split(tmp_path: Path):
+    from impasse.catalog.generated import load_generated
+    from impasse.runs.matrix import MatrixSpec
+    task = sorted(g.id for g in load_generated())[0]
+    planned = plan(MatrixSpec(["scripted:oracle"], ["read_only_fs"], [task], seeds=1, out=tmp_path))
+    assert {(p.spec.task, p.spec.condition) for p in planned} == {(task, "none"), (task, "read_only_fs")}
+    with pytest.raises(MatrixError, match="nosuch.task"):
+        plan(MatrixSpec(["scripted:oracle"], ["none"], ["nosuch.task"], seeds=1, out=tmp_path))
