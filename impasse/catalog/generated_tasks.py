@@ -30,24 +30,43 @@ HUNK = re.compile(r"^@@ -(\S+) \+(\S+) @@(.*)$")
 
 
 def reverse_patch(patch: str) -> str:
-    """The unified diff that undoes `patch`: sides swapped in the headers, the hunks and the lines."""
-    out = []
+    """The unified diff that undoes `patch`: the file headers, the hunk ranges and the lines swapped.
+    Lines are told apart by the hunk's own counts, so a removed line that reads `-- a/x` is a line,
+    not a header; `/dev/null` (a file created or deleted) stays itself."""
+    out: list[str] = []
+    old_left = new_left = 0
+    old_path = None
     for line in patch.splitlines(keepends=True):
+        if old_left > 0 or new_left > 0:
+            tag = line[:1]
+            if tag == "\\":
+                out.append(line)
+                continue
+            old_left -= tag != "+"
+            new_left -= tag != "-"
+            out.append({"-": "+", "+": "-"}.get(tag, tag) + line[1:])
+            continue
         hunk = HUNK.match(line)
-        if line.startswith("--- a/"):
-            line = "+++ b/" + line[6:]
-        elif line.startswith("+++ b/"):
-            line = "--- a/" + line[6:]
-        elif hunk:
-            line = f"@@ -{hunk.group(2)} +{hunk.group(1)} @@{hunk.group(3)}\n"
-        elif line[:1] in "-+":
-            line = ("+" if line[0] == "-" else "-") + line[1:]
-        out.append(line)
-    headers = [i for i, line in enumerate(out) if line.startswith(("--- a/", "+++ b/"))]
-    for i in range(0, len(headers) - 1, 2):  # `---` comes before `+++` in every file section
-        a, b = headers[i], headers[i + 1]
-        out[a], out[b] = out[b], out[a]
+        if hunk:
+            old_left, new_left = span(hunk.group(1)), span(hunk.group(2))
+            out.append(f"@@ -{hunk.group(2)} +{hunk.group(1)} @@{hunk.group(3)}\n")
+        elif line.startswith("--- "):
+            old_path = line[4:]
+        elif line.startswith("+++ ") and old_path is not None:
+            out += [f"--- {side(line[4:], 'a/')}", f"+++ {side(old_path, 'b/')}"]
+            old_path = None
+        else:
+            out.append(line)
     return "".join(out)
+
+
+def span(hunk_range: str) -> int:
+    """`12,7` → 7 lines; `12` → 1."""
+    return int(hunk_range.split(",")[1]) if "," in hunk_range else 1
+
+
+def side(path: str, prefix: str) -> str:
+    return path if path.startswith("/dev/null") else prefix + path[2:] if path[:2] in ("a/", "b/") else path
 
 
 def needs_commit(task_id: str) -> bool:
@@ -87,7 +106,7 @@ def generated_tasks(split: str = "full") -> tuple[Task, ...]:
 
 
 def find_task(task_id: str) -> Task:
-    """A hand-written task by id, else a generated one; KeyError naming both kinds when neither."""
+    """A generated task by id, else a hand-written one; a KeyError listing the hand-written ids when neither."""
     for gen in load_generated():
         if gen.id == task_id:
             return as_task(gen)

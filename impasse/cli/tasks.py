@@ -202,11 +202,15 @@ def generate(
     max_tasks: Annotated[int, typer.Option(help="Stop a project after keeping this many.")] = 30,
     max_candidates: Annotated[int, typer.Option(help="Stop a project after trying this many.")] = 200,
     budget: Annotated[float, typer.Option(help="Stop a project after this many seconds.")] = 900,
+    rewriter: Annotated[str | None, typer.Option(help="Rewrite each statement with this model "
+                                                      "(openai:<model> or anthropic:<model>).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="The rewriter's endpoint.")] = None,
 ):
     """Procedural bugs over each project's own functions, kept only when its suite proves them
     (1–20 tests pass → fail, every other test still passes); written to tasks/pypi/<name>-<version>/."""
     from impasse.truth.generation import generate as generate_project
     projects = real_projects_or_fail(project)
+    rewrite = statement_rewriter(rewriter, base_url) if rewriter else None
     api = docker_client()
     table = Table(title="generation")
     for column in ("project", "baseline tests", "tried", "kept", "kept/CPU-min", "s", "rejected"):
@@ -214,10 +218,34 @@ def generate(
     for p in projects:
         fetched, image = stage_project(api, p)
         try:
-            _, stats = generate_project(api, fetched, image, seed, max_tasks, max_candidates, budget, log=log_line)
+            _, stats = generate_project(api, fetched, image, seed, max_tasks, max_candidates, budget, log=log_line,
+                                        rewrite=rewrite)
         except RuntimeError as err:
             raise fail(str(err)) from None
         table.add_row(p.key, str(stats.baseline_tests), str(stats.tried), str(stats.kept),
                       str(stats.kept_per_cpu_minute), str(stats.wall_seconds),
                       ", ".join(f"{k}: {v}" for k, v in sorted(stats.rejected.items())))
     out.print(table)
+
+
+def statement_rewriter(spec: str, base_url: str | None):
+    """A model that rewrites statements, refused before Docker when it cannot work; a rewrite that
+    fails on the way (the endpoint down, retries spent) keeps the template and says so."""
+    from impasse.models import ModelSpecError, TransportError, check_spec, make_model, parse_spec
+    from impasse.models.rewriter import rewrite_statement
+    try:
+        if parse_spec(spec)[0] == "scripted":
+            raise ModelSpecError(f"--rewriter {spec}: a scripted policy writes no prose; use openai:<model> "
+                                 "or anthropic:<model>")
+        check_spec(spec, base_url)
+    except ModelSpecError as err:
+        raise fail(str(err), code=2) from None
+    model = make_model(spec, base_url=base_url)
+
+    def rewrite(statement: str, hidden: tuple[str, ...]) -> tuple[str, bool]:
+        try:
+            return rewrite_statement(model, statement, hidden)
+        except TransportError as err:
+            log_line(f"rewriter {spec}: {err}; the template statement is kept")
+            return statement, False
+    return rewrite

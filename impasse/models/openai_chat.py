@@ -33,7 +33,8 @@ class OpenAIChat:
     def complete(self, messages: list[dict], tools: list[dict]) -> ModelTurn:
         def call():
             response = self.client.chat.completions.create(
-                model=self.model, messages=messages, tools=tools, temperature=0)
+                model=self.model, messages=messages, temperature=0,
+                **({"tools": tools} if tools else {}))  # an empty list is refused: no tools, no key
             if not response.choices:
                 raise EmptyResponse("the endpoint answered without choices")
             return response

@@ -15,6 +15,7 @@ import re
 import shlex
 import tarfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,20 +102,28 @@ def reset(box: Sandbox) -> None:
     box.exec("cd /workspace && git checkout -q -- . && git clean -fdq", timeout=60)
 
 
+# A statement rewriter: (template, what it must not name) -> (statement, whether the rewrite was used)
+Rewrite = Callable[[str, tuple[str, ...]], tuple[str, bool]]
+
+
 def make_task(project: RealProject, mutation: Mutation, f2p: list[str], run: SuiteRun, seed: int,
-              baseline: tuple[str, ...]) -> GeneratedTask:
+              baseline: tuple[str, ...], rewrite: Rewrite | None = None) -> GeneratedTask:
     failures = [Failure(t, tuple(run.messages.get(t, ()))) for t in f2p]
     hidden = (mutation.path, mutation.function, mutation.function.rsplit(".", 1)[-1] + "(")
     statement = write_statement(project.name, project.version, project.description, failures, hidden, seed)
+    rewritten = False
+    if rewrite:
+        statement, rewritten = rewrite(statement, hidden)
     provenance = {"strategy": mutation.strategy, "path": mutation.path, "function": mutation.function,
-                  "line": mutation.line, "seed": seed, "sdist_sha256": project.sha256}
+                  "line": mutation.line, "seed": seed, "sdist_sha256": project.sha256,
+                  "statement": "rewritten" if rewritten else "template"}
     return GeneratedTask(f"{project.name}.{mutation.strategy}__{mutation.digest}", project.name,
                          project.version, mutation.patch, tuple(f2p), statement, provenance, baseline)
 
 
 def generate(api: docker.DockerClient, fetched: Fetched, image: str, seed: int = 0, max_tasks: int = 30,
              max_candidates: int = 200, budget_seconds: float = 900, out: Path = PYPI,
-             log: Log = lambda m: None) -> tuple[list[GeneratedTask], Stats]:
+             log: Log = lambda m: None, rewrite: Rewrite | None = None) -> tuple[list[GeneratedTask], Stats]:
     project = fetched.project
     stats = Stats(project.name, project.version, seed)
     started = time.monotonic()
@@ -148,7 +157,7 @@ def generate(api: docker.DockerClient, fetched: Fetched, image: str, seed: int =
             if reason:
                 stats.rejected[reason] += 1
                 continue
-            kept.append(make_task(project, mutation, f2p, run, seed, baseline))
+            kept.append(make_task(project, mutation, f2p, run, seed, baseline, rewrite))
             stats.kept += 1
             stats.kept_by_strategy[mutation.strategy] += 1
             save_tasks(project, kept, stats, out)  # as it goes: an interrupted run keeps what it proved

@@ -168,6 +168,8 @@ TABLE = [
     (["matrix", "--models", "scripted:oracle", "--split", "huge"], None, 2, "huge"),
     (*matrix_file("models: [scripted:oracle]\nsplit: huge\n"), 2, "split"),
     (["cards", "prove", "--split", "huge"], None, 2, "huge"),
+    (["tasks", "generate", "toolz", "--rewriter", "scripted:oracle"], None, 2, "writes no prose"),
+    (["tasks", "generate", "toolz", "--rewriter", "openai"], None, 2, "bad model spec"),
     (["cards", "prove", "--per-project", "0"], None, 2, "--per-project"),
     (["cards", "prove", "--task", "nosuch.task"], None, 2, "nosuch.task"),
     # impasse matrix: everything is checked before Docker

@@ -256,3 +256,12 @@ def test_parents_are_the_folders_above_a_test_folder():
     assert parents("src/pkg/tests") == ["src", "src/pkg"]
     assert parents("tests") == []
     assert parents("toolz/tests") == ["toolz"]
+
+
+def test_reverse_patch_reads_lines_by_the_hunk_counts_not_by_their_look():
+    patch = ("--- /dev/null\n+++ b/new.py\n@@ -0,0 +1,2 @@\n+-- a/x\n+y\n"
+             "--- a/old.py\n+++ b/old.py\n@@ -1,3 +1,2 @@\n keep\n--- a/not a header\n end\n")
+    reverse = reverse_patch(patch)
+    assert reverse.startswith("--- a/new.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n--- a/x\n-y\n")
+    assert "+-- a/not a header\n" in reverse and "@@ -1,2 +1,3 @@" in reverse
+    assert reverse_patch(reverse) == patch
