@@ -106,15 +106,9 @@ def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.
 
 
 def proof_pairs(cards: dict, task_ids: list[str] | None, split: str | None, per_project: int) -> list:
-    from impasse.catalog.generated_tasks import find_task, sampled_for_card
-    from impasse.cli.tasks import load_or_fail
-    if task_ids:
-        try:
-            tasks = [find_task(t) for t in task_ids]
-        except KeyError as err:
-            raise fail(str(err).strip("'\""), code=2) from None
-    else:
-        tasks = load_or_fail(None)
+    from impasse.catalog.generated_tasks import sampled_for_card
+    from impasse.cli.tasks import any_tasks_or_fail
+    tasks = any_tasks_or_fail(task_ids)
     pairs = [(c, t) for c in cards.values() for t in tasks if c.id in t.supports]
     if split:
         pairs += [(c, t) for c in cards.values() for t in sampled_for_card(split, c.id, per_project)]

@@ -48,7 +48,8 @@ def apply_patch_as_agent(box: Sandbox, patch: bytes) -> str | None:
 NOT_FOUND = re.compile(r"^ERROR: not found: /workspace/(\S+)", re.M)
 
 
-def judge(task: Task, bug_passed: set[str], fix_passed: set[str], output: str = "") -> list[str]:
+def judge(task: Task, bug_passed: set[str], fix_passed: set[str], output: str = "",
+          checked: tuple[str, ...] | None = None) -> list[str]:
     missing = [f"test id {t!r} does not exist (pytest: not found)" for t in NOT_FOUND.findall(output)]
     if missing:  # pytest then runs nothing at all: every other verdict would be noise
         return missing
@@ -58,7 +59,7 @@ def judge(task: Task, bug_passed: set[str], fix_passed: set[str], output: str = 
             problems.append(f"FAIL_TO_PASS {test} passes with the bug")
         if test not in fix_passed:
             problems.append(f"FAIL_TO_PASS {test} does not pass with the gold fix")
-    for test in task.pass_to_pass:
+    for test in task.pass_to_pass if checked is None else (t for t in task.pass_to_pass if t in checked):
         if test not in bug_passed:
             problems.append(f"PASS_TO_PASS {test} does not pass with the bug")
         if test not in fix_passed:
@@ -66,32 +67,36 @@ def judge(task: Task, bug_passed: set[str], fix_passed: set[str], output: str = 
     return problems
 
 
-def validate_task(api: docker.DockerClient, task: Task, use_cache: bool = True) -> Validation:
+def validate_task(api: docker.DockerClient, task: Task, use_cache: bool = True,
+                  fail_to_pass_only: bool = False) -> Validation:
+    """`fail_to_pass_only`: FAIL_TO_PASS alone, with the bug and with the fix (a generated task's
+    PASS_TO_PASS was proved with the bug by the whole suite when it was generated)."""
     condition = make_condition(task, get_card("none"))
     started = time.monotonic()
     staged = stage(api, condition)
-    key = cache_key(task, staged.image)
+    tests = task.fail_to_pass if fail_to_pass_only else task.tests
+    key = cache_key(task, staged.image, "f2p" if fail_to_pass_only else "all")
     if use_cache and key.exists():
         return Validation(**{**json.loads(key.read_text()), "cached": True})
     with open_environment(api, staged, {"impasse.role": "validate"}) as env:
-        bug = run_tests(env.box, task.tests)
+        bug = run_tests(env.box, tests)
         complaint = apply_patch_as_agent(env.box, task.fix_patch.read_bytes())
-        fix = run_tests(env.box, task.tests) if complaint is None else None
+        fix = run_tests(env.box, tests) if complaint is None else None
     problems = [f"fix.patch does not apply: {complaint}"] if complaint else []
-    problems += judge(task, bug.passed, fix.passed if fix else set(), bug.output_tail)
+    problems += judge(task, bug.passed, fix.passed if fix else set(), bug.output_tail, tests)
     result = Validation(task.id, not problems, problems,
-                        bug_failed=sum(t not in bug.passed for t in task.tests),
-                        bug_passed=len(bug.passed & set(task.tests)),
-                        fix_passed=len(fix.passed & set(task.tests)) if fix else 0,
-                        tests=len(task.tests), seconds=round(time.monotonic() - started, 2))
+                        bug_failed=sum(t not in bug.passed for t in tests),
+                        bug_passed=len(bug.passed & set(tests)),
+                        fix_passed=len(fix.passed & set(tests)) if fix else 0,
+                        tests=len(tests), seconds=round(time.monotonic() - started, 2))
     if result.valid:
         key.parent.mkdir(parents=True, exist_ok=True)
         key.write_text(json.dumps(asdict(result)))
     return result
 
 
-def cache_key(task: Task, image: str) -> Path:
-    return CACHE / f"{task.id}-{task.content_hash}-{image.rsplit(':', 1)[-1]}.json"
+def cache_key(task: Task, image: str, scope: str = "all") -> Path:
+    return CACHE / f"{task.id}-{task.content_hash}-{image.rsplit(':', 1)[-1]}-{scope}.json"
 
 
 def passing_with_bug(api: docker.DockerClient, task: Task) -> list[str]:
