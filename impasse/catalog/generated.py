@@ -55,6 +55,7 @@ class Stats:
     tried_by_strategy: Counter[str] = field(default_factory=Counter)
     container_seconds: float = 0.0  # wall time of the test runs, one container, one pytest at a time
     wall_seconds: float = 0.0
+    tried_ids: list[str] = field(default_factory=list)  # every candidate judged: a resumed run skips them
 
     @property
     def kept_per_cpu_minute(self) -> float:
@@ -91,6 +92,17 @@ def save_tasks(project: RealProject, tasks: list[GeneratedTask], stats: Stats, r
     # vars, not asdict: asdict would rebuild each Counter from its (key, count) pairs, counting the pairs
     data = vars(stats) | {"kept_per_cpu_minute": stats.kept_per_cpu_minute}
     write_atomic(folder / STATS, json.dumps(data, indent=1) + "\n")
+
+
+def load_stats(project: RealProject, root: Path = PYPI) -> Stats | None:
+    path = generated_dir(project, root) / STATS
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text())
+    data.pop("kept_per_cpu_minute", None)
+    for key in ("rejected", "kept_by_strategy", "tried_by_strategy"):
+        data[key] = Counter(data.get(key, {}))
+    return Stats(**data)
 
 
 def load_project_tasks(project: RealProject, root: Path = PYPI) -> list[GeneratedTask]:

@@ -233,6 +233,8 @@ def generate(
     rewriter: Annotated[str | None, typer.Option(help="Rewrite each statement with this model "
                                                       "(openai:<model> or anthropic:<model>).")] = None,
     base_url: Annotated[str | None, typer.Option(help="The rewriter's endpoint.")] = None,
+    resume: Annotated[bool, typer.Option(help="Go on from the saved tasks, skipping candidates already judged.")]
+        = False,
 ):
     """Procedural bugs over each project's own functions, kept only when its suite proves them
     (1–20 tests pass → fail, every other test still passes); written to tasks/pypi/<name>-<version>/."""
@@ -247,7 +249,7 @@ def generate(
         fetched, image = stage_project(api, p)
         try:
             _, stats = generate_project(api, fetched, image, seed, max_tasks, max_candidates, budget, log=log_line,
-                                        rewrite=rewrite)
+                                        rewrite=rewrite, resume=resume)
         except RuntimeError as err:
             raise fail(str(err)) from None
         table.add_row(p.key, str(stats.baseline_tests), str(stats.tried), str(stats.kept),

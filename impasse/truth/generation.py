@@ -21,7 +21,7 @@ from pathlib import Path
 
 import docker
 
-from impasse.catalog.generated import GeneratedTask, Stats, save_baseline, save_tasks
+from impasse.catalog.generated import GeneratedTask, Stats, load_project_tasks, load_stats, save_baseline, save_tasks
 from impasse.catalog.mutations import Mutation, candidates
 from impasse.catalog.projects import PYPI, RealProject
 from impasse.catalog.statements import Failure, write_statement
@@ -102,6 +102,10 @@ def reset(box: Sandbox) -> None:
     box.exec("cd /workspace && git checkout -q -- . && git clean -fdq", timeout=60)
 
 
+def task_id_of(project: RealProject, mutation: Mutation) -> str:
+    return f"{project.name}.{mutation.strategy}__{mutation.digest}"
+
+
 # A statement rewriter: (template, what it must not name) -> (statement, whether the rewrite was used)
 Rewrite = Callable[[str, tuple[str, ...]], tuple[str, bool]]
 
@@ -117,17 +121,22 @@ def make_task(project: RealProject, mutation: Mutation, f2p: list[str], run: Sui
     provenance = {"strategy": mutation.strategy, "path": mutation.path, "function": mutation.function,
                   "line": mutation.line, "seed": seed, "sdist_sha256": project.sha256,
                   "statement": "rewritten" if rewritten else "template"}
-    return GeneratedTask(f"{project.name}.{mutation.strategy}__{mutation.digest}", project.name,
+    return GeneratedTask(task_id_of(project, mutation), project.name,
                          project.version, mutation.patch, tuple(f2p), statement, provenance, baseline)
 
 
 def generate(api: docker.DockerClient, fetched: Fetched, image: str, seed: int = 0, max_tasks: int = 30,
              max_candidates: int = 200, budget_seconds: float = 900, out: Path = PYPI,
-             log: Log = lambda m: None, rewrite: Rewrite | None = None) -> tuple[list[GeneratedTask], Stats]:
+             log: Log = lambda m: None, rewrite: Rewrite | None = None,
+             resume: bool = False) -> tuple[list[GeneratedTask], Stats]:
+    """`resume`: go on from the project's saved tasks and statistics (same seed, same candidate order),
+    skipping every candidate already judged; `max_tasks` and `max_candidates` count the whole."""
     project = fetched.project
-    stats = Stats(project.name, project.version, seed)
-    started = time.monotonic()
-    kept: list[GeneratedTask] = []
+    previous = load_stats(project, out) if resume else None
+    stats = previous if previous and previous.seed == seed else Stats(project.name, project.version, seed)
+    started, earlier = time.monotonic(), stats.wall_seconds  # the budget is per run; the wall time adds up
+    kept: list[GeneratedTask] = load_project_tasks(project, out) if stats is previous else []
+    judged = set(stats.tried_ids) | {t.id for t in kept}
     spec = SandboxSpec(image, labels={"impasse.role": "generate", "impasse.task": project.key})
     with open_sandbox(api, spec) as box:
         base = run_suite(box, project.tests, BASELINE_TIMEOUT)
@@ -139,11 +148,15 @@ def generate(api: docker.DockerClient, fetched: Fetched, image: str, seed: int =
         limit = int(max(30, 3 * base.seconds + 15))
         log(f"{project.key}: baseline {len(baseline)} tests pass in {base.seconds:.1f}s; limit {limit}s")
         for mutation in candidates(fetched.source, project.source, seed):
+            task_id = task_id_of(project, mutation)
+            if task_id in judged:
+                continue
             if len(kept) >= max_tasks or stats.tried >= max_candidates \
                     or time.monotonic() - started > budget_seconds:
                 break
             stats.tried += 1
             stats.tried_by_strategy[mutation.strategy] += 1
+            stats.tried_ids.append(task_id)
             box.write_tar("/workspace", file_tar(mutation.path, mutation.mutated))
             run = run_suite(box, project.tests, limit)
             reset(box)
@@ -163,6 +176,6 @@ def generate(api: docker.DockerClient, fetched: Fetched, image: str, seed: int =
             save_tasks(project, kept, stats, out)  # as it goes: an interrupted run keeps what it proved
             log(f"{project.key}: kept {kept[-1].id} ({len(f2p)} F2P) [{stats.kept}/{stats.tried}]")
     stats.container_seconds = round(stats.container_seconds, 1)
-    stats.wall_seconds = round(time.monotonic() - started, 1)
+    stats.wall_seconds = round(earlier + time.monotonic() - started, 1)
     save_tasks(project, kept, stats, out)
     return kept, stats

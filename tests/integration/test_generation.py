@@ -55,3 +55,14 @@ def test_a_harmless_change_and_a_broken_collection_are_rejected_with_their_reaso
         assert verdict == ([], "suite broken (collection or pytest error)")
         reset(box)
         assert run_suite(box, fetched.project.tests, 300).passed == baseline
+
+
+def test_a_resumed_generation_goes_on_where_it_stopped(api, staged, tmp_path):
+    fetched, image = staged
+    first, stats = generate(api, fetched, image, seed=0, max_tasks=1, max_candidates=6, out=tmp_path)
+    assert len(first) == 1
+    again, resumed = generate(api, fetched, image, seed=0, max_tasks=2, max_candidates=8, out=tmp_path, resume=True)
+    assert [t.id for t in again[:1]] == [first[0].id]  # what was proved stays, in its place
+    assert len({t.id for t in again}) == len(again)  # nothing judged twice
+    assert resumed.tried_ids[:stats.tried] == stats.tried_ids and len(set(resumed.tried_ids)) == resumed.tried
+    assert resumed.tried == resumed.kept + sum(resumed.rejected.values())
