@@ -1,0 +1,63 @@
+"""Benchmark: the generated task set as a whole — per project, how generation went (candidates tried,
+kept, kept per CPU-minute, from each project's stats.json), its image on disk and, with --cold, the
+time to build it from nothing; then how many generated tasks each blocker card supports.
+
+Usage: python bench/generated_set.py [--cold]
+--cold removes every project image first and times the rebuild (offline, from the host wheelhouse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+
+from impasse.catalog.generated import load_stats
+from impasse.catalog.generated_tasks import generated_tasks
+from impasse.catalog.projects import load_real_projects
+from impasse.infra import images
+from impasse.infra.projects import ensure_project_image, fetch
+
+
+def image_row(api, project, cold: bool) -> tuple[float | None, float]:
+    fetched = fetch(project)
+    if cold:
+        for image in api.images.list(name=project.image_repo):
+            api.images.remove(image.id, force=True)
+    started = time.monotonic()
+    tag = ensure_project_image(api, fetched)
+    seconds = time.monotonic() - started if cold else None
+    base = api.images.get(images.ensure_base(api, lambda m: None)).attrs["Size"]
+    return seconds, (api.images.get(tag).attrs["Size"] - base) / 1024**2
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cold", action="store_true", help="Rebuild every project image from nothing.")
+    args = parser.parse_args()
+    api = images.client()
+    print("| project | baseline tests (s) | tried | kept | rejected | kept / CPU-min | wall s | image MB "
+          "| cold build s |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    totals = Counter()
+    for project in load_real_projects().values():
+        stats = load_stats(project)
+        if stats is None:
+            print(f"| {project.key} | not generated | | | | | | | |")
+            continue
+        seconds, size = image_row(api, project, args.cold)
+        totals.update(tried=stats.tried, kept=stats.kept, cpu=stats.container_seconds, wall=stats.wall_seconds,
+                      build=seconds or 0, size=size)
+        rejected = ", ".join(f"{k}: {v}" for k, v in sorted(stats.rejected.items()))
+        print(f"| {project.key} | {stats.baseline_tests} ({stats.baseline_seconds:.1f}) | {stats.tried} | {stats.kept} "
+              f"| {rejected} | {stats.kept_per_cpu_minute} | {stats.wall_seconds:.0f} | {size:.1f} "
+              f"| {'' if seconds is None else f'{seconds:.0f}'} |")
+    rate = totals["kept"] / (totals["cpu"] / 60) if totals["cpu"] else 0
+    print(f"| **all** | | {totals['tried']} | {totals['kept']} | | {rate:.2f} | {totals['wall']:.0f} "
+          f"| {totals['size']:.0f} | {totals['build']:.0f} |")
+    cards = Counter(card for task in generated_tasks("full") for card in task.supports)
+    print("\ngenerated tasks per card: " + ", ".join(f"{c} {n}" for c, n in sorted(cards.items())))
+
+
+if __name__ == "__main__":
+    main()
