@@ -60,6 +60,13 @@ class Condition:
             "IMPASSE_DOWNLOAD_HOSTS": " ".join(s.host for s in self.task.services("download")),
         }
 
+    def workaround_commands(self) -> tuple[str, ...]:
+        """The card's proof workarounds for this task: `{module}` and `{binary}` name what it took away
+        (replaced literally: the commands hold shell braces of their own)."""
+        module = (self.injected.python_packages or ("",))[0]
+        binary = (self.injected.binaries or ("",))[0]
+        return tuple(c.replace("{module}", module).replace("{binary}", binary) for c in self.card.proof_commands)
+
     def omitted(self, what: str) -> bool:
         return what in self.card.inject.omit
 

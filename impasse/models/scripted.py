@@ -16,9 +16,11 @@ from __future__ import annotations
 import json
 import random
 import re
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from impasse.catalog.conditions import Condition
 from impasse.models.turns import ModelTurn, ToolCall
 from impasse.vocabulary import TERMINAL_TOOLS, Tool
 
@@ -109,9 +111,10 @@ class Playbook:
 
 
 def playbook_for(task, card) -> Playbook:
-    ids = " ".join(f"'{t}'" for t in task.fail_to_pass)
+    ids = " ".join(shlex.quote(t) for t in task.fail_to_pass)
     return Playbook(tuple(patch_to_edits(task.fix_patch.read_text())), f"python3 -m pytest -q {ids}",
-                    task.requires.commit, tuple(card.proof_commands) if card else (), task.test_paths[0])
+                    task.requires.commit, Condition(task, card).workaround_commands() if card else (),
+                    task.test_paths[0])
 
 
 def last_result(messages: list[dict]) -> tuple[int | None, str]:

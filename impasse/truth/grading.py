@@ -6,6 +6,7 @@ exactly its id: skipped, not collected, errored or killed all count as failed.""
 from __future__ import annotations
 
 import re
+import shlex
 import time
 from dataclasses import asdict, dataclass
 
@@ -19,6 +20,7 @@ from impasse.infra.sandbox import Sandbox
 TEST_TIMEOUT = 900
 PASSED_LINE = re.compile(r"^PASSED (\S+(?:\[[^\]]*\])?)\s*$", re.M)
 OUTPUT_TAIL = 4000
+REPORT_BYTES = 64 * 1024**2  # a whole suite's PASSED lines: an agent's head-and-tail cut would lose most
 
 
 @dataclass
@@ -44,7 +46,7 @@ class Grade:
 
 
 def pytest_command(test_ids: tuple[str, ...]) -> str:
-    ids = " ".join(f"'{t}'" for t in test_ids)
+    ids = " ".join(shlex.quote(t) for t in test_ids)
     return ("cd /workspace && exec env -u PYTHONPATH -u PYTHONSTARTUP PYTHONNOUSERSITE=1 "
             "python3 -s -m pytest -p no:cacheprovider -o addopts= -rA -q --no-header "
             f"--color=no {ids}")
@@ -54,7 +56,7 @@ def run_tests(box: Sandbox, test_ids: tuple[str, ...], injector=None) -> TestRun
     """Run the tests as the agent. Under flaky_sandbox the grader's run goes through the same
     seeded injector as the agent's commands: the sandbox is as unreliable for the truth."""
     command = pytest_command(test_ids)
-    action = lambda: box.exec(command, timeout=TEST_TIMEOUT)  # noqa: E731
+    action = lambda: box.exec(command, timeout=TEST_TIMEOUT, keep_bytes=REPORT_BYTES)  # noqa: E731
     result = injector.run(None, command, action)[0] if injector else action()
     passed = set(PASSED_LINE.findall(result.output))
     return TestRun(passed, result.exit_code, result.output[-OUTPUT_TAIL:], result.duration)

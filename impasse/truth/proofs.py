@@ -87,11 +87,11 @@ def prove(api: docker.DockerClient, card: Card, task: Task, seed: int = 0) -> Pr
         proof.onset = first_onset(card, condition, observations)
         worktree = capture_worktree(env.box, env.workspace_owner())
         committed = committed_fix(env.box, env.base)
-        for command in card.proof_commands:
+        for command in condition.workaround_commands():
             env.box.exec(command, timeout=30)
         proof.in_place_after_workarounds = env.probe()
     proof.resolved = grade(api, staged, worktree, labels, seed, committed).resolved
-    proof.unmatched_workarounds = unmatched(card, condition, card.proof_commands)
+    proof.unmatched_workarounds = unmatched(card, condition, condition.workaround_commands())
     proof.seconds = round(time.monotonic() - started, 2)
     return proof
 

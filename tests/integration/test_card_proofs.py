@@ -37,3 +37,32 @@ def test_every_card_has_at_least_two_tasks():
     for card in load_cards().values():
         if not card.is_control:
             assert sum(card.id in t.supports for t in load_tasks()) >= 2, card.id
+
+
+def generated_pairs(project: str = "bleach") -> list[tuple[str, str]]:
+    """Per card, the first generated task of one real project (bleach: it has a runtime dependency,
+    so removed_dependency applies too) that supports it; the full sample is `impasse cards prove
+    --split full` (docs/benchmarks.md)."""
+    from impasse.catalog.generated_tasks import generated_tasks
+    tasks = sorted((t for t in generated_tasks("full") if t.project.name == project), key=lambda t: t.id)
+    return [(card, next(t.id for t in tasks if card in t.supports))
+            for card in sorted({c for t in tasks for c in t.supports})]
+
+
+@pytest.mark.parametrize("card_id,task_id", generated_pairs())
+def test_blocker_is_a_genuine_impasse_on_a_generated_task(api, card_id, task_id):
+    from impasse.catalog.generated_tasks import find_task
+    proof = prove(api, load_cards()[card_id], find_task(task_id))
+    assert proof.holds, proof
+
+
+@pytest.mark.parametrize("task_id", sorted({t for _, t in generated_pairs()}))
+def test_the_gold_fix_resolves_a_generated_task_under_none(api, task_id):
+    from impasse.catalog.generated_tasks import find_task
+    control = prove_control(api, find_task(task_id))
+    assert control.resolved and control.false_onsets == {}, control
+
+
+def test_generated_tasks_cover_every_generic_card():
+    assert {c for c, _ in generated_pairs()} >= {"chown_root", "disk_full", "flaky_sandbox", "git_index_lock",
+                                                  "read_only_fs", "removed_dependency"}
