@@ -20,7 +20,7 @@ from pathlib import Path
 
 import docker
 
-from impasse.catalog.projects import PinError, RealProject, verify_sha256
+from impasse.catalog.projects import PYPI, PinError, RealProject, verify_sha256
 from impasse.hashing import file_sha256
 from impasse.infra import images
 from impasse.infra.images import Layer, Log
@@ -28,6 +28,7 @@ from impasse.paths import DOCKERFILES
 
 CACHE = Path(os.environ.get("IMPASSE_PYPI_CACHE",
                             Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "impasse" / "pypi"))
+WHEELS_LOCK = PYPI / "wheels.lock"  # every wheelhouse file: name and sha256
 TARGET = ("--python-version", "3.11", "--implementation", "cp", "--platform", "manylinux2014_x86_64",
           "--platform", "any")  # the base image's Debian bookworm python3
 
@@ -58,7 +59,7 @@ def fetch_sdist(project: RealProject, cache: Path) -> Path:
     return final
 
 
-def fetch_wheelhouse(project: RealProject, cache: Path) -> Path:
+def fetch_wheelhouse(project: RealProject, cache: Path, lock: Path = WHEELS_LOCK) -> Path:
     """Exactly the pinned wheels (--no-deps: the pins are the whole environment), for the image's
     interpreter rather than the host's."""
     final = cache / "wheelhouse" / f"{project.key}-{project.pins_hash}"
@@ -76,8 +77,35 @@ def fetch_wheelhouse(project: RealProject, cache: Path) -> Path:
         missing = [p for p in project.wheels if not any(wheel_matches(w.name, p) for w in staging.iterdir())]
         if missing:
             raise PinError(f"{project.key}: the wheelhouse lacks {', '.join(missing)}")
+        check_wheels(project, staging, lock)
         os.replace(staging, final)
     return final
+
+
+def check_wheels(project: RealProject, staging: Path, lock: Path) -> None:
+    """Every wheel is the one locked by its sha256 (tasks/pypi/wheels.lock), like the sdist: an index
+    that serves other bytes under a pinned name and version is refused, and nothing is kept. A
+    wheel the lock does not know yet is added to it (`git diff` shows it for review)."""
+    locked = read_lock(lock)
+    changed = False
+    for wheel in sorted(staging.iterdir()):
+        digest = file_sha256(wheel)
+        if wheel.name not in locked:
+            locked[wheel.name], changed = digest, True
+        elif locked[wheel.name] != digest:
+            raise PinError(f"{project.key}: {wheel.name}: sha256 mismatch: locked {locked[wheel.name]}, "
+                           f"downloaded {digest}. The file on the index is not the locked one; nothing was kept.")
+    if changed:
+        text = "".join(f"{name} {digest}\n" for name, digest in sorted(locked.items()))
+        partial = lock.with_name(f".{lock.name}.{os.getpid()}")
+        partial.write_text(text)
+        os.replace(partial, lock)
+
+
+def read_lock(lock: Path) -> dict[str, str]:
+    if not lock.is_file():
+        return {}
+    return dict(line.split() for line in lock.read_text().splitlines() if line.strip() and not line.startswith("#"))
 
 
 def distinct_names(pins: tuple[str, ...]) -> list[list[str]]:

@@ -186,3 +186,26 @@ def test_lite_is_stratified_by_project_and_full_is_everything():
     assert counts["b"] == 5 and abs(counts["a"] - counts["c"]) <= 1
     assert lite == select_split(list(reversed(tasks)), "lite")
     assert select_split(tasks, "full") == tasks
+
+
+def test_a_wheel_with_other_bytes_than_locked_is_refused_and_a_new_one_is_locked(tmp_path):
+    from impasse.catalog.projects import get_real_project
+    from impasse.infra.projects import check_wheels, read_lock
+    staging = tmp_path / "wheels"
+    staging.mkdir()
+    (staging / "six-1.16.0-py2.py3-none-any.whl").write_bytes(b"the real wheel")
+    lock = tmp_path / "wheels.lock"
+    project = get_real_project("toolz")
+    check_wheels(project, staging, lock)  # first use: locked
+    locked = read_lock(lock)
+    assert list(locked) == ["six-1.16.0-py2.py3-none-any.whl"]
+    (staging / "six-1.16.0-py2.py3-none-any.whl").write_bytes(b"other bytes, same name")
+    with pytest.raises(PinError, match="sha256 mismatch"):
+        check_wheels(project, staging, lock)
+    assert read_lock(lock) == locked  # the lock keeps the first bytes
+
+
+def test_every_wheel_of_the_lock_is_named_once_with_a_sha256():
+    from impasse.infra.projects import WHEELS_LOCK, read_lock
+    locked = read_lock(WHEELS_LOCK)
+    assert locked and all(name.endswith(".whl") and len(digest) == 64 for name, digest in locked.items())
