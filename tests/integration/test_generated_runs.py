@@ -89,3 +89,12 @@ def test_under_a_blocker_the_environment_comes_up_with_the_bug_in_its_one_commit
         assert bug_is_present(box, task)
         run = run_tests(box, task.fail_to_pass)
         assert not run.passed & set(task.fail_to_pass), run.output_tail
+
+
+@pytest.mark.parametrize("condition,resolved", [("none", True), ("git_index_lock", False)])
+def test_a_generated_task_runs_end_to_end_through_the_runner(api, task, tmp_path, condition, resolved):
+    from impasse.runs.runner import RunSpec, execute
+    from impasse.vocabulary import Outcome
+    result = execute(api, RunSpec("scripted:oracle", condition, task.id, out=tmp_path))
+    assert result.truth.resolved is resolved
+    assert result.outcome == (Outcome.RESOLVED if resolved else Outcome.ESCALATED)
