@@ -76,6 +76,7 @@ def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.
           split: Annotated[str | None, typer.Option(help="Also generated tasks of this split (lite or full), "
                                                          "sampled per project and card.")] = None,
           per_project: Annotated[int, typer.Option(help="Generated tasks per project and card.")] = 3,
+          project: Annotated[list[str] | None, typer.Option(help="Only generated tasks of these projects.")] = None,
           json_out: Annotated[Path | None, typer.Option("--json", help="Write every proof here.")] = None):
     """Prove each card is a genuine impasse on each task that supports it, and that the gold fix
     resolves each proved generated task under none (real Docker runs)."""
@@ -96,7 +97,7 @@ def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.
     if json_out:
         must_be_writable(json_out, "--json")
     cards = {k: v for k, v in every.items() if not v.is_control and (not card or k in card)}
-    pairs = proof_pairs(cards, task, split, per_project)  # unknown ids are refused before Docker is touched
+    pairs = proof_pairs(cards, task, split, per_project, project)  # unknown ids: refused before Docker
     proofs, controls = run_proofs(docker_client(), pairs)
     print_proofs(proofs, controls)
     if json_out:
@@ -105,13 +106,15 @@ def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.
         raise typer.Exit(1)
 
 
-def proof_pairs(cards: dict, task_ids: list[str] | None, split: str | None, per_project: int) -> list:
+def proof_pairs(cards: dict, task_ids: list[str] | None, split: str | None, per_project: int,
+                projects: list[str] | None = None) -> list:
     from impasse.catalog.generated_tasks import sampled_for_card
     from impasse.cli.tasks import any_tasks_or_fail
     tasks = any_tasks_or_fail(task_ids)
     pairs = [(c, t) for c in cards.values() for t in tasks if c.id in t.supports]
     if split:
-        pairs += [(c, t) for c in cards.values() for t in sampled_for_card(split, c.id, per_project)]
+        pairs += [(c, t) for c in cards.values() for t in sampled_for_card(split, c.id, per_project)
+                  if not projects or t.real.name in projects]
     return pairs
 
 
