@@ -105,6 +105,23 @@ def load_stats(project: RealProject, root: Path = PYPI) -> Stats | None:
     return Stats(**data)
 
 
+def drop_tasks(project: RealProject, ids: set[str], reason: str, root: Path = PYPI) -> int:
+    """Take tasks out of a project's set (validation in a fresh container refused them), counting
+    them as rejected with `reason` in its statistics; returns how many were dropped."""
+    tasks = load_project_tasks(project, root)
+    kept = [t for t in tasks if t.id not in ids]
+    stats = load_stats(project, root) or Stats(project.name, project.version, 0)
+    dropped = len(tasks) - len(kept)
+    if dropped:
+        stats.kept -= dropped
+        stats.rejected[reason] += dropped
+        for task in tasks:
+            if task.id in ids:
+                stats.kept_by_strategy[task.provenance.get("strategy", "")] -= 1
+        save_tasks(project, kept, stats, root)
+    return dropped
+
+
 def load_project_tasks(project: RealProject, root: Path = PYPI) -> list[GeneratedTask]:
     path = generated_dir(project, root) / TASKS_FILE
     if not path.is_file():

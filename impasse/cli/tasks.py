@@ -98,6 +98,8 @@ def validate(
     fail_to_pass_only: Annotated[bool, typer.Option("--fail-to-pass-only", help="Only FAIL_TO_PASS, with the bug "
                                                     "and with the fix (P2P is proved at generation).")] = False,
     workers: Annotated[int, typer.Option(min=1, help="Tasks validated at once.")] = 1,
+    drop_invalid: Annotated[bool, typer.Option("--drop-invalid", help="Take invalid generated tasks out of "
+                                                "their project's set (counted as rejected).")] = False,
 ):
     """Run each task's tests in a fresh container: with the bug F2P fail and P2P pass; with the fix
     all pass."""
@@ -127,11 +129,22 @@ def validate(
                       str(r.bug_passed), str(r.fix_passed), f"{r.seconds:.1f}", "yes" if r.cached else "",
                       "\n".join(r.problems))
     out.print(table)
+    if drop_invalid:
+        drop_invalid_generated(tasks, results)
     seconds = sum(r.seconds for r in results if not r.cached)
     out.print(f"{sum(r.valid for r in results)}/{len(results)} valid; {seconds:.0f} container-seconds for "
               f"{sum(not r.cached for r in results)} run now")
     if not all(r.valid for r in results):
         raise typer.Exit(1)
+
+
+def drop_invalid_generated(tasks, results) -> None:
+    from impasse.catalog.generated import drop_tasks
+    invalid = {r.task_id for r in results if not r.valid}
+    for real in {t.real.name: t.real for t in tasks if t.real and t.id in invalid}.values():
+        ids = {t.id for t in tasks if t.real and t.real.name == real.name and t.id in invalid}
+        count = drop_tasks(real, ids, "invalid in a fresh container (impasse tasks validate)")
+        out.print(f"{real.key}: dropped {count} invalid generated task(s): {', '.join(sorted(ids))}")
 
 
 @app.command()

@@ -49,3 +49,18 @@ def test_an_instance_whose_tests_differ_from_the_projects_baseline_is_refused(tm
     with pytest.raises(ImportError_, match="differ from the baseline"):
         import_jsonl(odd, None, tmp_path / "tasks", tmp_path / "pypi")
     assert len(load_project_tasks(get_real_project(name), tmp_path / "pypi")) == len(tasks)  # nothing lost
+
+
+def test_a_task_refused_by_validation_is_dropped_and_counted_as_rejected(tmp_path: Path):
+    import shutil
+
+    from impasse.catalog.generated import drop_tasks, load_stats
+    from impasse.catalog.projects import PYPI, generated_dir
+    project = get_real_project(first_project())
+    shutil.copytree(generated_dir(project, PYPI), generated_dir(project, tmp_path))
+    tasks, stats = load_project_tasks(project, tmp_path), load_stats(project, tmp_path)
+    assert drop_tasks(project, {tasks[0].id, "not.a__task"}, "invalid in a fresh container", tmp_path) == 1
+    after = load_stats(project, tmp_path)
+    assert [t.id for t in load_project_tasks(project, tmp_path)] == [t.id for t in tasks[1:]]
+    assert after.kept == stats.kept - 1 and after.rejected["invalid in a fresh container"] == 1
+    assert after.tried == stats.tried  # it was tried, and is now a rejection
