@@ -78,7 +78,7 @@ def fetch_wheelhouse(project: RealProject, cache: Path, lock: Path = WHEELS_LOCK
         if missing:
             raise PinError(f"{project.key}: the wheelhouse lacks {', '.join(missing)}")
         check_wheels(project, staging, lock)
-        os.replace(staging, final)
+        place_folder(staging, final)
     return final
 
 
@@ -106,6 +106,16 @@ def read_lock(lock: Path) -> dict[str, str]:
     if not lock.is_file():
         return {}
     return dict(line.split() for line in lock.read_text().splitlines() if line.strip() and not line.startswith("#"))
+
+
+def place_folder(ready: Path, final: Path) -> None:
+    """Move a finished folder into place; another process that got there first (parallel test
+    workers fetch the same project) leaves its identical copy, and ours is dropped with the temp."""
+    try:
+        os.replace(ready, final)
+    except OSError:
+        if not final.is_dir():
+            raise
 
 
 def distinct_names(pins: tuple[str, ...]) -> list[list[str]]:
@@ -138,7 +148,7 @@ def unpack(project: RealProject, sdist: Path, cache: Path) -> Path:
         missing = [t for t in project.tests if not (top / t).exists()]
         if missing:
             raise PinError(f"{project.key}: the sdist holds no {', '.join(missing)} (its test suite)")
-        os.replace(top, final)
+        place_folder(top, final)
     return final
 
 
