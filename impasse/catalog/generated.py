@@ -8,13 +8,12 @@ once per task. A task is applied on top of its project's image when a container 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from impasse.catalog.projects import PYPI, RealProject, generated_dir, load_real_projects
+from impasse.paths import write_atomic
 
 BASELINE, TASKS_FILE, STATS = "baseline.json", "tasks.jsonl", "stats.json"
 
@@ -60,14 +59,6 @@ class Stats:
     @property
     def kept_per_cpu_minute(self) -> float:
         return round(self.kept / (self.container_seconds / 60), 2) if self.container_seconds else 0.0
-
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.write(text)
-    os.replace(tmp, path)
 
 
 def save_baseline(project: RealProject, passed: list[str], seconds: float, root: Path = PYPI) -> None:

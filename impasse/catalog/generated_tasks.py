@@ -21,6 +21,7 @@ from impasse.catalog.generated import GeneratedTask, load_generated, select_spli
 from impasse.catalog.projects import PYPI, generated_dir, get_real_project
 from impasse.catalog.tasks import Project, Requirements, Task, load_tasks
 from impasse.hashing import hash_text
+from impasse.paths import write_atomic
 
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "impasse" / "generated"
 TEST_COMMAND = "python3 -m pytest"
@@ -77,11 +78,8 @@ def materialise(gen: GeneratedTask, cache: Path = CACHE) -> Path:
     """bug.patch and fix.patch in a folder named by their content, written once, atomically."""
     folder = cache / f"{gen.id}-{hash_text(gen.patch)[:12]}"
     if not (folder / "fix.patch").is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, text in (("bug.patch", gen.patch), ("fix.patch", reverse_patch(gen.patch))):
-            partial = folder / f".{name}.{os.getpid()}"
-            partial.write_text(text, encoding="utf-8")
-            os.replace(partial, folder / name)
+        write_atomic(folder / "bug.patch", gen.patch)
+        write_atomic(folder / "fix.patch", reverse_patch(gen.patch))  # last: its presence means both are there
     return folder
 
 

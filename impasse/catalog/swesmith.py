@@ -8,15 +8,16 @@ which SWE-smith tooling ignores.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
 
 from impasse.catalog.generated import GeneratedTask, load_baseline, load_project_tasks, save_baseline, write_tasks
+from impasse.catalog.generated_tasks import reverse_patch
 from impasse.catalog.projects import PYPI, get_real_project
 from impasse.catalog.tasks import PROJECTS_DIR, TASK_IMAGE_REPO, Task
 
@@ -68,26 +69,18 @@ def export_jsonl(tasks: list[Task], path: Path, generated: Sequence[GeneratedTas
     return len(tasks) + len(generated)
 
 
-def reverse_patch(repo: Path, patch: str) -> str:
-    """The gold fix: apply the bug to a copy of the pristine repo and diff back."""
-    with tempfile.TemporaryDirectory() as tmp:
-        pristine, bugged = Path(tmp) / "b", Path(tmp) / "a"
-        shutil.copytree(repo, pristine, ignore=shutil.ignore_patterns(".git", "__pycache__"))
-        shutil.copytree(pristine, bugged)
-        applied = subprocess.run(["git", "apply", "-"], cwd=bugged, input=patch, text=True,
-                                 capture_output=True)
-        if applied.returncode:
-            raise ImportError_(f"patch does not apply to {repo}: {applied.stderr.strip()}")
-        diff = subprocess.run(["diff", "-ruN", "a", "b"], cwd=tmp, capture_output=True, text=True)
-    return "\n".join(line.split("\t")[0] if line.startswith(("--- ", "+++ ")) else line
-                     for line in diff.stdout.splitlines()) + "\n"
+def gold_fix(repo: Path, patch: str) -> str:
+    """The gold fix: the bug patch reversed, once the bug is shown to apply to the pristine repo."""
+    # The ceiling keeps git from taking an enclosing checkout (impasse's own) for the patch's root.
+    applied = subprocess.run(["git", "apply", "--check", "-"], cwd=repo, input=patch, text=True, capture_output=True,
+                             env={**os.environ, "GIT_CEILING_DIRECTORIES": str(repo.resolve().parent)})
+    if applied.returncode:
+        raise ImportError_(f"patch does not apply to {repo}: {applied.stderr.strip()}")
+    return reverse_patch(patch)
 
 
 def import_instance(instance: dict, repo: Path, tasks_dir: Path) -> Path:
-    missing = [k for k in ("instance_id", "repo", "patch", "FAIL_TO_PASS", "PASS_TO_PASS",
-                           "problem_statement") if k not in instance]
-    if missing:
-        raise ImportError_(f"instance {instance.get('instance_id', '?')}: missing {', '.join(missing)}")
+    """One instance (its keys checked by `import_jsonl`) as a task folder on a copy of `repo`."""
     extra = instance.get("impasse", {})
     project = tasks_dir / PROJECTS_DIR / instance["repo"]
     if not project.exists():
@@ -101,7 +94,7 @@ def import_instance(instance: dict, repo: Path, tasks_dir: Path) -> Path:
     folder = tasks_dir / instance["instance_id"]
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "bug.patch").write_text(instance["patch"])
-    (folder / "fix.patch").write_text(reverse_patch(project / "repo", instance["patch"]))
+    (folder / "fix.patch").write_text(gold_fix(project / "repo", instance["patch"]))
     document = {"id": instance["instance_id"], "project": instance["repo"],
                 "summary": extra.get("summary", instance["instance_id"]),
                 "problem_statement": instance["problem_statement"],

@@ -24,7 +24,7 @@ from impasse.catalog.projects import PYPI, PinError, RealProject, verify_sha256
 from impasse.hashing import file_sha256
 from impasse.infra import images
 from impasse.infra.images import Layer, Log
-from impasse.paths import DOCKERFILES
+from impasse.paths import DOCKERFILES, write_atomic
 
 CACHE = Path(os.environ.get("IMPASSE_PYPI_CACHE",
                             Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "impasse" / "pypi"))
@@ -96,10 +96,7 @@ def check_wheels(project: RealProject, staging: Path, lock: Path) -> None:
             raise PinError(f"{project.key}: {wheel.name}: sha256 mismatch: locked {locked[wheel.name]}, "
                            f"downloaded {digest}. The file on the index is not the locked one; nothing was kept.")
     if changed:
-        text = "".join(f"{name} {digest}\n" for name, digest in sorted(locked.items()))
-        partial = lock.with_name(f".{lock.name}.{os.getpid()}")
-        partial.write_text(text)
-        os.replace(partial, lock)
+        write_atomic(lock, "".join(f"{name} {digest}\n" for name, digest in sorted(locked.items())))
 
 
 def read_lock(lock: Path) -> dict[str, str]:
