@@ -81,8 +81,8 @@ def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.
     """Prove each card is a genuine impasse on each task that supports it, and that the gold fix
     resolves each proved generated task under none (real Docker runs)."""
     from impasse.catalog.cards import load_cards
-    from impasse.catalog.generated import SPLITS
     from impasse.cli.common import docker_client, must_be_writable
+    from impasse.cli.tasks import split_or_fail
     try:
         every = load_cards()
     except DocumentError as err:
@@ -90,8 +90,7 @@ def prove(card: Annotated[list[str] | None, typer.Option(help="Only these cards.
     unknown = [c for c in card or [] if c not in every]
     if unknown:
         raise fail(f"--card: unknown card(s) {', '.join(unknown)}; known: {', '.join(sorted(every))}", code=2)
-    if split is not None and split not in SPLITS:
-        raise fail(f"--split {split}: unknown; known: {', '.join(SPLITS)}", code=2)
+    split_or_fail(split)
     if per_project < 1:
         raise fail(f"--per-project {per_project}: must be at least 1", code=2)
     if json_out:

@@ -18,27 +18,32 @@ from impasse.paths import TASKS
 app = typer.Typer(no_args_is_help=True, help="The repair tasks.")
 
 
+def tasks_or_fail(load):
+    """`load()`'s tasks; an unknown id is a bad request (exit 2), a broken task file failed work."""
+    try:
+        return load()
+    except KeyError as err:
+        raise fail(str(err).strip("'\""), code=2) from None
+    except DocumentError as err:
+        raise fail(str(err)) from None
+
+
 def load_or_fail(ids: list[str] | None, tasks_dir: Path = TASKS):
     from impasse.catalog.tasks import load_tasks
-    try:
-        return load_tasks(ids, tasks_dir)
-    except KeyError as err:  # an unknown id: a bad request
-        raise fail(str(err).strip("'\""), code=2) from None
-    except DocumentError as err:  # a broken task file
-        raise fail(str(err)) from None
+    return tasks_or_fail(lambda: load_tasks(ids, tasks_dir))
 
 
 def any_tasks_or_fail(ids: list[str] | None):
     """Hand-written or generated tasks by id (all the hand-written ones without ids)."""
     from impasse.catalog.generated_tasks import find_task
-    if not ids:
-        return load_or_fail(None)
-    try:
-        return [find_task(i) for i in ids]
-    except KeyError as err:
-        raise fail(str(err).strip("'\""), code=2) from None
-    except DocumentError as err:
-        raise fail(str(err)) from None
+    return tasks_or_fail(lambda: [find_task(i) for i in ids]) if ids else load_or_fail(None)
+
+
+def split_or_fail(split: str | None) -> str | None:
+    from impasse.catalog.generated import SPLITS
+    if split is not None and split not in SPLITS:
+        raise fail(f"--split {split}: unknown; known: {', '.join(SPLITS)}", code=2)
+    return split
 
 
 @app.command("list")
@@ -47,12 +52,9 @@ def list_tasks(coverage: Annotated[bool, typer.Option(help="Show which tasks sup
                                                        "project) or full (all).")] = "full"):
     """A table of the tasks (and, with --coverage, card → supporting tasks)."""
     from impasse.catalog.cards import load_cards
-    from impasse.catalog.generated import SPLITS
     from impasse.catalog.generated_tasks import generated_tasks
-    if split not in SPLITS:
-        raise fail(f"--split {split}: unknown; known: {', '.join(SPLITS)}", code=2)
     tasks = load_or_fail(None)
-    generated = generated_tasks(split)
+    generated = generated_tasks(split_or_fail(split))
     if coverage:
         table = Table(title=f"coverage ({split}): blocker card → tasks that support it")
         for column in ("card", "hand-written", "generated", "n"):
@@ -105,11 +107,9 @@ def validate(
     all pass."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from impasse.catalog.generated import SPLITS
     from impasse.catalog.generated_tasks import generated_tasks
     from impasse.truth.validation import validate_task
-    if split is not None and split not in SPLITS:
-        raise fail(f"--split {split}: unknown; known: {', '.join(SPLITS)}", code=2)
+    split_or_fail(split)
     tasks = any_tasks_or_fail(task) + (list(generated_tasks(split)) if split else [])
     api = docker_client()
     with Progress(console=console, transient=True) as progress, ThreadPoolExecutor(workers) as pool:

@@ -65,8 +65,7 @@ def exports(condition: Condition) -> str:
 
 
 def workspace_owner(box: Sandbox) -> str:
-    uid = box.exec_root("stat -c %u /workspace").output.strip() or "1000"
-    return f"{uid}:{uid}"
+    return box.owner("/workspace") or "1000:1000"
 
 
 def docker_run_options(condition: Condition) -> tuple[dict, bool]:

@@ -57,10 +57,10 @@ class OverlayError(RuntimeError):
 
 
 def owner_of(box: Sandbox, path: str) -> str:
-    uid = box.exec_root(f"stat -c %u {path}").output.strip()
-    if not uid.isdigit():
-        raise OverlayError(f"cannot tell who owns {path}: {uid[-200:]}")
-    return f"{uid}:{uid}"
+    owner = box.owner(path)
+    if owner is None:
+        raise OverlayError(f"cannot tell who owns {path}")
+    return owner
 
 
 def apply_overlay(box: Sandbox, patch: str) -> str:

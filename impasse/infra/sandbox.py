@@ -130,8 +130,7 @@ class Sandbox:
     def exec_argv(self, argv: list[str], user: str, workdir: str,
                   environment: dict[str, str] | None = None, host_timeout: float = 135,
                   keep_bytes: int | None = None) -> ExecResult:
-        """`keep_bytes`: keep this much of the output's head instead of the agent-sized head and tail
-        (the grader reads every PASSED line of a whole suite)."""
+        """`keep_bytes`: that much of the head instead of the agent-sized cut (the grader's reports)."""
         start = time.monotonic()
         try:
             exec_id = self.api.api.exec_create(self.container.id, argv, user=user, workdir=workdir,
@@ -149,6 +148,11 @@ class Sandbox:
             exit_code = -1
         return ExecResult(output=buffer.text(), exit_code=exit_code,
                           duration=time.monotonic() - start, truncated_bytes=buffer.dropped)
+
+    def owner(self, path: str) -> str | None:
+        """`uid:uid` of the file's owner (each user has its own group here); None when unknown."""
+        uid = self.exec_root(f"stat -c %u {shlex.quote(path)}").output.strip()
+        return f"{uid}:{uid}" if uid.isdigit() else None
 
     def ensure_running(self) -> None:
         try:

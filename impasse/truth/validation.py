@@ -49,7 +49,7 @@ NOT_FOUND = re.compile(r"^ERROR: not found: /workspace/(\S+)", re.M)
 
 
 def judge(task: Task, bug_passed: set[str], fix_passed: set[str], output: str = "",
-          checked: tuple[str, ...] | None = None) -> list[str]:
+          pass_to_pass: bool = True) -> list[str]:
     missing = [f"test id {t!r} does not exist (pytest: not found)" for t in NOT_FOUND.findall(output)]
     if missing:  # pytest then runs nothing at all: every other verdict would be noise
         return missing
@@ -59,7 +59,7 @@ def judge(task: Task, bug_passed: set[str], fix_passed: set[str], output: str = 
             problems.append(f"FAIL_TO_PASS {test} passes with the bug")
         if test not in fix_passed:
             problems.append(f"FAIL_TO_PASS {test} does not pass with the gold fix")
-    for test in task.pass_to_pass if checked is None else (t for t in task.pass_to_pass if t in checked):
+    for test in task.pass_to_pass if pass_to_pass else ():
         if test not in bug_passed:
             problems.append(f"PASS_TO_PASS {test} does not pass with the bug")
         if test not in fix_passed:
@@ -83,7 +83,7 @@ def validate_task(api: docker.DockerClient, task: Task, use_cache: bool = True,
         complaint = apply_patch_as_agent(env.box, task.fix_patch.read_bytes())
         fix = run_tests(env.box, tests) if complaint is None else None
     problems = [f"fix.patch does not apply: {complaint}"] if complaint else []
-    problems += judge(task, bug.passed, fix.passed if fix else set(), bug.output_tail, tests)
+    problems += judge(task, bug.passed, fix.passed if fix else set(), bug.output_tail, not fail_to_pass_only)
     result = Validation(task.id, not problems, problems,
                         bug_failed=sum(t not in bug.passed for t in tests),
                         bug_passed=len(bug.passed & set(tests)),
