@@ -63,10 +63,12 @@ def format_error(call: ToolCall) -> str | None:
     return None
 
 
+def edit_payload(arguments: dict) -> str:
+    return base64.b64encode(json.dumps({k: arguments[k] for k in ("path", "old_str", "new_str")}).encode()).decode()
+
+
 def edit_command(arguments: dict) -> list[str]:
-    payload = base64.b64encode(json.dumps(
-        {k: arguments[k] for k in ("path", "old_str", "new_str")}).encode()).decode()
-    return ["python3", EDIT_SCRIPT, payload]
+    return ["python3", EDIT_SCRIPT, edit_payload(arguments)]
 
 
 def render(output: str, exit_code: int | None, timed_out: bool = False) -> str:
@@ -96,7 +98,7 @@ class Executor:
     def run(self, call: ToolCall) -> Observation:
         command = self.command_of(call)
         plain = lambda: self.box.exec(command, timeout=self.timeout)  # noqa: E731
-        action = (lambda: self.channel.run(command, timeout=self.timeout)) if self.channel else plain
+        action = self.channel_action(call, command) if self.channel else plain
         injected = None
         if self.injector:
             shown = command if call.name == Tool.BASH else Tool.EDIT_FILE
@@ -107,6 +109,11 @@ class Executor:
         self.guard_disk()
         return Observation(call.id, call.name, result.output, result.exit_code, round(result.duration, 3),
                            result.truncated_bytes, result.timed_out, injected=injected, sensors=sensed)
+
+    def channel_action(self, call: ToolCall, command: str):
+        if call.name == Tool.EDIT_FILE:  # the channel edits in a fork of itself: no interpreter to start
+            return lambda: self.channel.edit(edit_payload(call.arguments), timeout=self.timeout)
+        return lambda: self.channel.run(command, timeout=self.timeout)
 
     def guard_disk(self) -> None:
         """Writing the host's disk full is contained here: past the limit the episode ends as an

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import json
 import socket
-import struct
 import time
 
+from impasse.infra.piped import STDOUT, Demux
 from impasse.infra.sandbox import AGENT_USER, HOST_GRACE_SECONDS, WORKDIR, ExecResult, Sandbox, SandboxUnavailable
 
 SCRIPT = "/opt/impasse/channel.py"
-HEADER = struct.Struct(">BxxxL")  # docker's multiplexed stream: type, 3 pad bytes, payload size
-STDOUT = 1
 
 
 class Channel:
@@ -25,7 +23,7 @@ class Channel:
                                        workdir=WORKDIR)["Id"]
         attached = api.exec_start(self.exec_id, socket=True)
         self.sock: socket.socket = getattr(attached, "_sock", attached)
-        self.pending = b""  # bytes of a frame not yet complete
+        self.demux = Demux((STDOUT,))
         self.lines = b""  # stdout payload not yet split into lines
         self.counter = 0
         ready = self.read_line(timeout=30)
@@ -45,26 +43,21 @@ class Channel:
                 raise SandboxUnavailable(f"the exec channel failed: {err}") from err
             if not chunk:
                 raise SandboxUnavailable("the exec channel died (its process is gone)")
-            self.demultiplex(chunk)
+            self.lines += self.demux.feed(chunk)
         line, self.lines = self.lines.split(b"\n", 1)
         return json.loads(line)
 
-    def demultiplex(self, chunk: bytes) -> None:
-        self.pending += chunk
-        while len(self.pending) >= HEADER.size:
-            kind, size = HEADER.unpack_from(self.pending)
-            if len(self.pending) < HEADER.size + size:
-                return
-            payload = self.pending[HEADER.size:HEADER.size + size]
-            self.pending = self.pending[HEADER.size + size:]
-            if kind == STDOUT:
-                self.lines += payload
-
     def run(self, command: str, timeout: int = 120, cwd: str = WORKDIR) -> ExecResult:
+        return self.ask({"command": command, "timeout": timeout, "cwd": cwd}, timeout)
+
+    def edit(self, payload: str, timeout: int = 120, cwd: str = WORKDIR) -> ExecResult:
+        """edit_file with its base64 arguments, carried out by the channel itself (harness/channel.py)."""
+        return self.ask({"edit": payload, "timeout": timeout, "cwd": cwd}, timeout)
+
+    def ask(self, request: dict, timeout: int) -> ExecResult:
         self.counter += 1
-        request = {"id": self.counter, "command": command, "timeout": timeout, "cwd": cwd}
         try:
-            self.sock.sendall(json.dumps(request).encode() + b"\n")
+            self.sock.sendall(json.dumps({"id": self.counter, **request}).encode() + b"\n")
         except OSError as err:
             raise SandboxUnavailable(f"the exec channel is gone: {err}") from err
         reply = self.read_line(timeout + HOST_GRACE_SECONDS)

@@ -19,9 +19,11 @@ from impasse.catalog.conditions import Condition
 from impasse.catalog.tasks import TEST_CONFIG_FILES, Service
 from impasse.infra.layers import ConditionImage
 from impasse.infra.overlay import apply_overlay, overlaid_image
+from impasse.infra.piped import run_with_stdin
 from impasse.infra.sandbox import (
     Sandbox,
     SandboxSpec,
+    SandboxUnavailable,
     open_sandbox,
     remove_container,
 )
@@ -143,36 +145,62 @@ def wait_for_ports(box: Sandbox, services: list[Service], host_of=lambda s: "127
             raise EnvironmentSetupError(f"service {service.name} did not come up on port {service.port}")
 
 
-def populate_workspace(box: Sandbox, owner: str, workspace_tar: bytes | None, tmpfs: bool) -> None:
-    """Put the final (grading) or, on a fresh tmpfs, the starting (seed) workspace in place, as the
-    workspace's owner: the harness holds no capabilities in the container, so it cannot chown."""
-    if workspace_tar is not None:  # the work tree only: .git stays as the condition made it
-        box.exec("find /workspace -mindepth 1 -maxdepth 1 ! -name .git ! -name .ballast -exec rm -rf {} +",
-                 user=owner)
-        box.write_tar("/workspace", workspace_tar, user=owner)
-    elif tmpfs:
-        result = box.exec(f"cp -a {STATE}/seed/. /workspace/", user=owner)
-        if result.exit_code:
-            raise EnvironmentSetupError(f"could not populate the workspace: {result.output[-300:]}")
-    if tmpfs:  # cp -a and tar give the tmpfs root the seed's mode; sticky 1777 lets root's ballast in
-        box.exec("chmod 1777 /workspace", user=owner)
+def populate_seed(box: Sandbox, owner: str) -> None:
+    """A fresh tmpfs workspace gets the starting workspace, as its owner: the harness holds no
+    capabilities in the container, so it cannot chown. cp -a gives the tmpfs root the seed's mode;
+    sticky 1777 lets root's ballast in."""
+    result = box.exec(f"cp -a {STATE}/seed/. /workspace/ && chmod 1777 /workspace", user=owner)
+    if result.exit_code:
+        raise EnvironmentSetupError(f"could not populate the workspace: {result.output[-300:]}")
 
 
-def state_base_commit(box: Sandbox) -> str:
-    return box.exec_root(f"cat {STATE}/base_commit").output.strip()
+UNPACK_FAILED = 97  # the exit code of put_worktree's script when the tar itself did not unpack
 
 
-def restore_pristine_tests(box: Sandbox, owner: str, test_paths: tuple[str, ...] = ("tests",)) -> None:
+def put_worktree(box: Sandbox, owner: str, worktree_tar: bytes, test_paths: tuple[str, ...],
+                 tmpfs: bool) -> None:
+    """The grader's workspace: the agent's final work tree in place of the starting one (its .git
+    stays as the condition made it), then the pristine tests put back over it — one exec, as the
+    workspace's owner, with the tar on its stdin."""
+    clear = "find /workspace -mindepth 1 -maxdepth 1 ! -name .git ! -name .ballast -exec rm -rf {} +"
+    unpack = f"tar -C /workspace --no-same-owner -xmf - || exit {UNPACK_FAILED}"
+    mode = "chmod 1777 /workspace && " if tmpfs else ""
+    script = f"{clear}; {unpack}; {mode}{pristine_tests_script(test_paths)}"
+    try:
+        code, output = run_with_stdin(box.api.api, box.id, ["sh", "-c", script], worktree_tar, owner)
+    except (docker.errors.APIError, OSError) as err:
+        raise SandboxUnavailable(f"unpacking the work tree failed in {box.container.short_id}: {err}") from err
+    if code == UNPACK_FAILED:
+        raise SandboxUnavailable(f"unpacking the work tree failed in {box.container.short_id}: {output[-300:]}")
+    if code != 0:
+        raise EnvironmentSetupError(f"could not restore the pristine tests: {output[-300:]}")
+
+
+def start_facts(box: Sandbox, workspace_mount: str | None) -> tuple[str, str]:
+    """Who owns /workspace and the base commit, as a container starts: facts of its image (and of the
+    workspace's tmpfs, if any), so they are asked once per process in one exec and then remembered —
+    the grader's fresh container of the same image asks nothing."""
+    key = (box.container.attrs.get("Image", box.container.id), workspace_mount)
+    if key not in START_FACTS:
+        answer = box.exec_root(f"stat -c %u /workspace && cat {STATE}/base_commit").output.split()
+        uid = answer[0] if answer and answer[0].isdigit() else "1000"
+        if len(START_FACTS) > 1024:  # transient images (read_only_fs overlays) would pile up
+            START_FACTS.clear()
+        START_FACTS[key] = (f"{uid}:{uid}", answer[1] if len(answer) > 1 else "")
+    return START_FACTS[key]
+
+
+START_FACTS: dict[tuple[str, str | None], tuple[str, str]] = {}
+
+
+def pristine_tests_script(test_paths: tuple[str, ...]) -> str:
     """Grading never trusts the tests as the agent left them: the test folders and every test
     configuration file are put back as they were, and one the agent added is removed — at the root,
     or a conftest.py in any folder above a test folder, which pytest loads for every test below it."""
     added = [*TEST_CONFIG_FILES, *(f"{parent}/conftest.py" for path in test_paths for parent in parents(path))]
     folders = " ".join(shlex.quote(f"/workspace/{p}") for p in test_paths)
-    result = box.exec(f"rm -rf {folders} && for f in {' '.join(added)}; do [ -e {STATE}/pristine/$f ] "
-                      f"|| rm -rf /workspace/$f || exit 1; done && cp -r {STATE}/pristine/. /workspace/",
-                      user=owner)
-    if result.exit_code:
-        raise EnvironmentSetupError(f"could not restore the pristine tests: {result.output[-300:]}")
+    return (f"rm -rf {folders} && for f in {' '.join(added)}; do [ -e {STATE}/pristine/$f ] "
+            f"|| rm -rf /workspace/$f || exit 1; done && cp -r {STATE}/pristine/. /workspace/")
 
 
 def parents(path: str) -> list[str]:
@@ -222,11 +250,14 @@ def open_environment(api: docker.DockerClient, staged: ConditionImage, labels: d
                            environment=agent_environment(condition),
                            run_options={**options, "extra_hosts": extra_hosts(condition)})
         box = stack.enter_context(open_sandbox(api, spec))
-        owner = workspace_owner(box)  # asked once: the root setup below may change it, not these steps
-        populate_workspace(box, owner, workspace_tar, tmpfs=workspace_tmpfs)
-        base = apply_overlay(box, condition.task.bug_patch.read_text()) if overlay else state_base_commit(box)
+        # The owner before the root setup, which may change it; these steps run as it.
+        owner, base = start_facts(box, options.get("tmpfs", {}).get("/workspace"))
         if workspace_tar is not None:
-            restore_pristine_tests(box, owner, condition.task.test_paths)
+            put_worktree(box, owner, workspace_tar, condition.task.test_paths, tmpfs=workspace_tmpfs)
+        elif workspace_tmpfs:
+            populate_seed(box, owner)
+        if overlay:
+            base = apply_overlay(box, condition.task.bug_patch.read_text())
         local = active_local_services(condition)
         for service in local:
             start_local_service(box, service, condition)

@@ -12,7 +12,6 @@ import dataclasses
 import io
 import os
 import shlex
-import socket
 import tarfile
 import time
 from collections.abc import Iterator
@@ -22,6 +21,8 @@ from dataclasses import dataclass, field
 import docker
 import docker.errors
 from docker.models.containers import Container
+
+from impasse.infra.piped import exit_code, run_with_stdin
 
 AGENT_USER = "1000:1000"
 WORKDIR = "/workspace"
@@ -182,18 +183,14 @@ class Sandbox:
     def write_tar(self, directory: str, data: bytes, user: str = AGENT_USER) -> None:
         """Unpack a tar into a folder as `user` (files end up owned by it), fed through the exec's
         stdin (see read_tar)."""
-        exec_id = self.api.api.exec_create(
-            self.container.id, ["tar", "-C", directory, "--no-same-owner", "-xmf", "-"], user=user,
-            stdin=True)["Id"]
-        sock = self.api.api.exec_start(exec_id, socket=True)
-        raw = getattr(sock, "_sock", sock)
-        raw.sendall(data)
-        raw.shutdown(socket.SHUT_WR)
-        while raw.recv(65536):
-            pass
-        raw.close()
-        if self.exit_code(exec_id) != 0:
-            raise SandboxUnavailable(f"unpacking into {directory} failed in {self.container.short_id}")
+        try:
+            code, output = run_with_stdin(self.api.api, self.container.id,
+                                          ["tar", "-C", directory, "--no-same-owner", "-xmf", "-"], data, user)
+        except (docker.errors.APIError, OSError) as err:
+            raise SandboxUnavailable(f"unpacking into {directory} failed in {self.container.short_id}: {err}") from err
+        if code != 0:
+            raise SandboxUnavailable(f"unpacking into {directory} failed in {self.container.short_id}: "
+                                     f"{output.strip()[-300:]}")
 
     def writable_bytes(self) -> int:
         """Bytes in the container's writable layer (the engine's SizeRw; a few ms). There is no
@@ -206,13 +203,8 @@ class Sandbox:
         return int(info.get("SizeRw") or 0)
 
     def exit_code(self, exec_id: str, wait: float = 10.0) -> int | None:
-        """An exec's exit code, waiting briefly for the daemon to notice that it ended."""
-        deadline = time.monotonic() + wait
-        while True:
-            info = self.api.api.exec_inspect(exec_id)
-            if not info.get("Running") or time.monotonic() > deadline:
-                return info.get("ExitCode")
-            time.sleep(0.02)
+        return exit_code(self.api.api, exec_id, wait)
+
 
 def container_options(spec: SandboxSpec) -> dict:
     options = {**HARDENING, **spec.run_options}

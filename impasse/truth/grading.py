@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import shlex
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import docker
 
@@ -44,6 +44,10 @@ class Grade:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def with_commit(self, committed: bool | None) -> Grade:
+        """The grade once it is known whether the fix was committed (None: the task does not ask)."""
+        return replace(self, committed=committed, resolved=self.resolved and committed is not False)
+
 
 def pytest_command(test_ids: tuple[str, ...]) -> str:
     ids = " ".join(shlex.quote(t) for t in test_ids)
@@ -68,14 +72,6 @@ def git_facts(box: Sandbox, base: str) -> tuple[str, list[str]]:
     diff = box.exec_root(f"{git} diff --binary {base} -- . ':(exclude).ballast'").output
     untracked = box.exec_root(f"{git} ls-files --others --exclude-standard").output.split()
     return diff, [u for u in untracked if not u.startswith(".ballast")]
-
-
-def committed_fix(box: Sandbox, base: str) -> bool:
-    """HEAD moved past the base and no tracked change is left uncommitted."""
-    git = "git --no-optional-locks -C /workspace"
-    moved = box.exec_root(f"{git} rev-parse HEAD").output.strip() != base
-    clean = box.exec_root(f"{git} diff --quiet HEAD -- . ':(exclude)tests'").exit_code == 0
-    return moved and clean
 
 
 def grade(api: docker.DockerClient, staged: ConditionImage, worktree_tar: bytes, labels: dict[str, str],

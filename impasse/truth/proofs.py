@@ -28,7 +28,8 @@ from impasse.infra.injectors import make_injector
 from impasse.infra.layers import stage
 from impasse.models.scripted import playbook_for
 from impasse.models.turns import ToolCall
-from impasse.truth.grading import capture_worktree, committed_fix, grade
+from impasse.truth.grading import capture_worktree, grade
+from impasse.truth.workspace_facts import committed_fix
 from impasse.vocabulary import Tool
 
 

@@ -72,3 +72,55 @@ def test_an_agent_killing_the_channel_ends_the_run_as_a_harness_error(api, tmp_p
     assert result.outcome == "harness_error"
     assert "channel" in steps[-1].harness_error and steps[-1].observations == []
     assert api.containers.list(all=True, filters={"label": f"impasse.run_id={result.run_id}"}) == []
+
+
+EDITS = [  # (setup as the agent, or as root after ROOT; arguments): every way edit_file answers
+    ("", {"path": "notes/new.txt", "old_str": "", "new_str": "one\ntwo\n"}),
+    ("printf 'a = 1\\nb = 2\\n' > /workspace/m.py",
+     {"path": "m.py", "old_str": "b = 2", "new_str": "b = 3"}),
+    ("printf 'x\\n' > /workspace/m.py",
+     {"path": "/workspace/m.py", "old_str": "absent", "new_str": "y"}),
+    ("printf 'x x\\n' > /workspace/m.py",
+     {"path": "m.py", "old_str": "x", "new_str": "y"}),
+    ("printf 'x\\n' > /workspace/m.py",
+     {"path": "m.py", "old_str": "", "new_str": "exists"}),
+    ("ROOT printf 'owned = 1\\n' > /tmp/root.py", {"path": "/tmp/root.py", "old_str": "owned", "new_str": "mine"}),
+    ("mkdir -p /workspace/pkg", {"path": "pkg", "old_str": "a", "new_str": "b"}),
+    ("printf '\\377\\376 bytes\\n' > /workspace/bin.dat",
+     {"path": "bin.dat", "old_str": "bytes", "new_str": "text"}),
+    ("", {"path": "/etc/impasse-new", "old_str": "", "new_str": "denied"}),
+    ("", {"path": "missing/deeper.py", "old_str": "x", "new_str": "y"}),
+    ("", {"path": "uni.txt", "old_str": "", "new_str": "caf\u00e9 \u2713\n"}),
+]
+
+
+@pytest.mark.parametrize(("setup", "arguments"), EDITS)
+def test_an_edit_in_the_channel_answers_and_changes_what_the_edit_tool_would(api, base_image, setup, arguments):
+    """The channel runs edit_file.py's code in a fork of itself; the plain path starts python3 on
+    it. Same output, exit code and resulting file, case by case, each in a fresh container."""
+    from impasse.episode.tools import edit_command, edit_payload
+    results = []
+    for via_channel in (True, False):
+        with open_sandbox(api, SandboxSpec(image=base_image, labels={"impasse.run_id": "t-channel"})) as box:
+            if setup.startswith("ROOT "):
+                box.exec_root(setup.removeprefix("ROOT "))
+            else:
+                box.exec(setup)
+            if via_channel:
+                channel = Channel(box)
+                result = channel.edit(edit_payload(arguments))
+                channel.close()
+            else:
+                result = box.exec(" ".join(edit_command(arguments)))
+            files = box.exec_root("find /workspace /tmp -type f | sort | xargs -r md5sum").output
+            results.append((result.output, result.exit_code, files))
+    assert results[0] == results[1]
+
+
+def test_an_edit_that_hangs_is_killed_at_its_timeout_and_the_channel_goes_on(box):
+    box.exec("mkfifo /workspace/pipe")
+    from impasse.episode.tools import edit_payload
+    channel = Channel(box)
+    result = channel.edit(edit_payload({"path": "pipe", "old_str": "a", "new_str": "b"}), timeout=1)
+    assert result.timed_out and result.exit_code == 124 and result.duration < 5
+    assert channel.run("echo still here").output == "still here\n"

@@ -1,0 +1,90 @@
+"""What the episode left in its container, read by the harness in one exec as root: test files
+changed or added, files the agent wrote outside the workspace, the diff against the base commit, the
+untracked files, and whether the fix was committed.
+
+One exec instead of six: each costs the engine, runc and the container about 90 ms of CPU, and at
+dozens of episodes in flight that is what the machine runs out of. Every question is read-only
+(`git --no-optional-locks`, `find`), so their order does not matter; each answer is a section
+between markers no file name or diff line can forge (a random boundary per call)."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from impasse.infra.environment import LiveEnvironment
+from impasse.infra.sandbox import OUTPUT_HEAD, OUTPUT_TAIL, BoundedOutput, Sandbox
+
+GIT = "git --no-optional-locks -C /workspace"
+TEST_PATHS = ("tests", "conftest.py", "pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml")
+FIND_LIMIT = 200
+REPORT_BYTES = 64 * 1024**2  # the diff comes last: only its own middle can be cut
+
+
+def head_command() -> str:
+    return f"{GIT} rev-parse HEAD"
+
+
+def clean_command() -> str:
+    """Exit 0 when no tracked change outside the tests is left uncommitted."""
+    return f"{GIT} diff --quiet HEAD -- . ':(exclude)tests'"
+
+
+@dataclass
+class WorkspaceFacts:
+    tests_changed: list[str]
+    written_outside: list[str]
+    untracked: list[str]
+    committed: bool | None  # None when the task does not ask for a commit
+    diff: str
+
+
+def questions(env: LiveEnvironment, base: str, commit: bool) -> dict[str, str]:
+    paths = " ".join(TEST_PATHS)
+    prune = " -o ".join(f"-path {p}" for p in ("/proc", "/sys", "/dev", "/workspace"))
+    asked = {
+        "tests_changed": f"{GIT} diff --name-only {base} -- {paths}; {GIT} ls-files --others -- {paths}",
+        "written_outside": f"find / \\( {prune} \\) -prune -o -user 1000 -newermt @{env.t0:.3f} -print "
+                           f"2>/dev/null | head -{FIND_LIMIT}",
+        "untracked": f"{GIT} ls-files --others --exclude-standard",
+    }
+    if commit:
+        asked["committed"] = f"[ \"$({head_command()})\" != {base} ] && {clean_command()} && echo yes || echo no"
+    asked["diff"] = f"{GIT} diff --binary {base} -- . ':(exclude).ballast'"  # last: see REPORT_BYTES
+    return asked
+
+
+def read_facts(env: LiveEnvironment, base: str, commit: bool) -> WorkspaceFacts:
+    asked = questions(env, base, commit)
+    boundary = f"impasse-facts-{secrets.token_hex(8)}"
+    script = "\n".join(f"echo {boundary} {name}\n{command}" for name, command in asked.items())
+    output = env.box.exec(script, timeout=180, user="0:0", workdir="/", keep_bytes=REPORT_BYTES).output
+    answers = split_sections(output, boundary)
+    return WorkspaceFacts(
+        tests_changed=sorted(set(answers.get("tests_changed", "").split())),
+        written_outside=[f for f in answers.get("written_outside", "").split("\n") if f],
+        untracked=answers.get("untracked", "").split(),
+        committed=answers.get("committed", "").strip() == "yes" if commit else None,
+        diff=agent_sized(answers.get("diff", "")),
+    )
+
+
+def split_sections(output: str, boundary: str) -> dict[str, str]:
+    answers: dict[str, str] = {}
+    for section in output.split(f"{boundary} ")[1:]:
+        name, _, answer = section.partition("\n")
+        answers[name.strip()] = answer
+    return answers
+
+
+def agent_sized(diff: str) -> str:
+    """The diff as one exec of its own would have returned it: head and tail, the middle elided."""
+    bounded = BoundedOutput(OUTPUT_HEAD, OUTPUT_TAIL)
+    bounded.feed(diff.encode("utf-8", errors="replace"))
+    return bounded.text()
+
+
+def committed_fix(box: Sandbox, base: str) -> bool:
+    """HEAD moved past the base and no tracked change is left uncommitted (the proofs ask this alone)."""
+    moved = box.exec_root(head_command()).output.strip() != base
+    return moved and box.exec_root(clean_command()).exit_code == 0
