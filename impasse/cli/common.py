@@ -68,11 +68,12 @@ def write_failed(err: OSError, path: Path | None) -> typer.Exit:
     return fail(f"{err.filename or path}: cannot be written ({err.strerror or err})")
 
 
-def docker_client():
-    """A client on a reachable engine, or exit 2 with the how-to (never a traceback)."""
+def docker_client(threads: int = 1):
+    """A client on a reachable engine, or exit 2 with the how-to (never a traceback); `threads`
+    calling it at once each keep a pooled connection (one extra for the progress and the reaper)."""
     try:
         engine.ensure_engine(log=dim)
     except engine.EngineUnavailable as err:
         raise fail(str(err), code=2) from None
     from impasse.infra import images
-    return images.client()
+    return images.client(pool=max(16, threads + 1))

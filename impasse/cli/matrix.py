@@ -60,7 +60,7 @@ def matrix(
         raise fail(str(err), code=2) from None
     refuse_what_cannot_run(spec)
     must_be_writable(spec.out, "--out", folder=True)
-    api = docker_client()
+    api = docker_client(threads=spec.workers)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     started = time.monotonic()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
