@@ -137,11 +137,14 @@ class Sandbox:
             exec_id = self.api.api.exec_create(self.container.id, argv, user=user, workdir=workdir,
                                                environment=environment or {})["Id"]
             buffer = BoundedOutput(keep_bytes, OUTPUT_TAIL) if keep_bytes else BoundedOutput()
+            cut = False
             for chunk in self.api.api.exec_start(exec_id, stream=True):
                 buffer.feed(chunk)
-                if time.monotonic() - start > host_timeout:
+                if cut := time.monotonic() - start > host_timeout:
                     break
-            exit_code = self.exit_code(exec_id, wait=2.0)
+            # A stream that ended means the process did: a busy daemon may take seconds to record its
+            # exit code, and reading "still running" then would turn a probe's answer into -1.
+            exit_code = self.exit_code(exec_id, wait=2.0 if cut else 30.0)
         except (docker.errors.APIError, docker.errors.DockerException, OSError) as err:
             raise SandboxUnavailable(f"exec failed in {self.container.short_id}: {err}") from err
         if exit_code is None:
