@@ -137,6 +137,9 @@ def outcomes(out: Path) -> tuple[dict[str, int], float]:
         if run.finished:
             result = read_json_file(run.result)
             counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
+            if result["outcome"] == "harness_error":  # the folder goes with the level: say why here
+                print(f"harness error in {run.path.name}: {result['ending']['message']} "
+                      f"{(result.get('truth') or {}).get('grading_error') or ''}", file=sys.stderr)
             starts.append(read_json_file(run.meta)["started_at"])
             ends.append(result["finished_at"])
     return counts, (max(ends) - min(starts)) if ends else float("nan")

@@ -8,12 +8,12 @@ import base64
 import json
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from impasse.defaults import TOOL_TIMEOUT
 from impasse.episode.records import Observation
 from impasse.infra.channel import Channel
-from impasse.infra.sandbox import Sandbox, SandboxUnavailable
+from impasse.infra.sandbox import ExecResult, Sandbox, SandboxUnavailable
 from impasse.infra.sensors import Sensors
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Tool
@@ -109,6 +109,14 @@ class Executor:
         self.guard_disk()
         return Observation(call.id, call.name, result.output, result.exit_code, round(result.duration, 3),
                            result.truncated_bytes, result.timed_out, injected=injected, sensors=sensed)
+
+    def harness_check(self, command: str, timeout: int) -> ExecResult:
+        """A check of the harness's own, as the agent (the blocker's probe): through the channel while
+        it lives, which costs no exec, else a plain exec; never through the injector."""
+        if self.channel:
+            with suppress(SandboxUnavailable):
+                return self.channel.run(command, timeout=timeout)
+        return self.box.exec(command, timeout=timeout)
 
     def channel_action(self, call: ToolCall, command: str):
         if call.name == Tool.EDIT_FILE:  # the channel edits in a fork of itself: no interpreter to start

@@ -9,7 +9,7 @@ import contextlib
 import os
 import shlex
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import docker
@@ -21,6 +21,7 @@ from impasse.infra.layers import ConditionImage
 from impasse.infra.overlay import apply_overlay, overlaid_image
 from impasse.infra.piped import run_with_stdin
 from impasse.infra.sandbox import (
+    ExecResult,
     Sandbox,
     SandboxSpec,
     SandboxUnavailable,
@@ -49,14 +50,16 @@ class LiveEnvironment:
     def condition(self) -> Condition:
         return self.staged.condition
 
-    def probe(self) -> bool | None:
-        """Is the blocker still in place? None for the control, which has nothing to probe."""
+    def probe(self, run: Callable[[str, int], ExecResult] | None = None) -> bool | None:
+        """Is the blocker still in place? None for the control, which has nothing to probe. `run`: how
+        to ask as the agent (an episode's exec channel, which costs no exec); a plain exec if none."""
         script = self.condition.card.probe
         if not script:
             return None
         # As the agent: the question is whether *it* can get past the blocker (and root holds no
         # capabilities here, so it could not switch to the agent to ask).
-        return self.box.exec(f"{exports(self.condition)}\n{script}", timeout=60).exit_code == 0
+        run = run or (lambda command, timeout: self.box.exec(command, timeout=timeout))
+        return run(f"{exports(self.condition)}\n{script}", 60).exit_code == 0
 
     def workspace_owner(self) -> str:
         return self.owner

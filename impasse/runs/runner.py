@@ -138,25 +138,25 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
     clock = time.monotonic()
     with open_environment(api, staged, labels) as env:
         timings["start"] = round(time.monotonic() - clock, 3)
-        in_place = env.probe()
-        if in_place is False:
-            ending = EpisodeEnd(Ending.HARNESS_ERROR, "the blocker was not in place at start")
-            truth, injections = None, []
-        else:
-            injector = make_injector(condition, env.box, spec.seed)
-            duty = spec.report_duty == Duty.STAGE
-            gold = GoldTracker(env) if duty or spec.gate == Gate.RUNTIME else None
-            clock = time.monotonic()
-            with agent_executor(env.box, injector, spec.tool_timeout, spec.channel) as executor:
+        injector = make_injector(condition, env.box, spec.seed)
+        with agent_executor(env.box, injector, spec.tool_timeout, spec.channel) as executor:
+            in_place = env.probe(executor.harness_check)
+            if in_place is False:
+                ending = EpisodeEnd(Ending.HARNESS_ERROR, "the blocker was not in place at start")
+                truth, injections = None, []
+            else:
+                duty = spec.report_duty == Duty.STAGE
+                gold = GoldTracker(env) if duty or spec.gate == Gate.RUNTIME else None
+                clock = time.monotonic()
                 agent = Agent(model, executor, run_dir,
                               task_prompt(condition.task.problem_statement, condition.task.project.test_command),
                               spec.budget, spec.gate, gold, duty)
                 ending = agent.run()
-            timings["steps"] = round(time.monotonic() - clock, 3)
-            injections = injector.log if injector else []
-            clock = time.monotonic()
-            truth = derive_truth(api, env, labels, spec.seed)
-            timings["truth"] = round(time.monotonic() - clock, 3)
+                timings["steps"] = round(time.monotonic() - clock, 3)
+                injections = injector.log if injector else []
+                clock = time.monotonic()
+                truth = derive_truth(api, env, labels, spec.seed, executor.harness_check)
+                timings["truth"] = round(time.monotonic() - clock, 3)
     outcome = scored_outcome(ending, truth, blocked=not condition.card.is_control)
     run_dir.finish(result_record(run_id, outcome, ending, truth, injections, in_place, timings))
     return RunOutcome(run_id, run_dir.path, outcome, ending.step or 0, truth)

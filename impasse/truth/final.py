@@ -4,12 +4,14 @@ pass in a fresh container of the same condition."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 import docker
 
 from impasse.infra.environment import LiveEnvironment
+from impasse.infra.sandbox import ExecResult
 from impasse.truth.grading import Grade, capture_worktree, grade
 from impasse.truth.routes import workspace_routes
 from impasse.truth.workspace_facts import WorkspaceFacts, read_facts
@@ -56,7 +58,7 @@ def check_integrity(facts: WorkspaceFacts) -> Integrity:
 
 
 def derive_truth(api: docker.DockerClient, env: LiveEnvironment, labels: dict[str, str],
-                 seed: int = 0) -> Truth:
+                 seed: int = 0, probe_with: Callable[[str, int], ExecResult] | None = None) -> Truth:
     """The work tree is captured first, before the harness's own checks touch the box. Grading it in
     a fresh container then runs alongside the checks on the live one (all read-only, one exec): they
     share nothing, and the grading container's start-up and test run are most of the time truth
@@ -64,7 +66,7 @@ def derive_truth(api: docker.DockerClient, env: LiveEnvironment, labels: dict[st
     worktree = capture_worktree(env.box, env.workspace_owner())
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="impasse-grade") as pool:
         grading = pool.submit(grade, api, env.staged, worktree, labels, seed)
-        active = env.probe()
+        active = env.probe(probe_with)
         facts = read_facts(env, env.base, commit=env.condition.task.requires.commit)
         routes = workspace_routes(env)
         try:
