@@ -19,7 +19,6 @@ from impasse.catalog.conditions import Condition
 from impasse.catalog.tasks import TEST_CONFIG_FILES, Service
 from impasse.infra.layers import ConditionImage
 from impasse.infra.overlay import apply_overlay, overlaid_image
-from impasse.infra.piped import run_with_stdin
 from impasse.infra.sandbox import (
     ExecResult,
     Sandbox,
@@ -169,10 +168,7 @@ def put_worktree(box: Sandbox, owner: str, worktree_tar: bytes, test_paths: tupl
     unpack = f"tar -C /workspace --no-same-owner -xmf - || exit {UNPACK_FAILED}"
     mode = "chmod 1777 /workspace && " if tmpfs else ""
     script = f"{clear}; {unpack}; {mode}{pristine_tests_script(test_paths)}"
-    try:
-        code, output = run_with_stdin(box.api.api, box.id, ["sh", "-c", script], worktree_tar, owner)
-    except (docker.errors.APIError, OSError) as err:
-        raise SandboxUnavailable(f"unpacking the work tree failed in {box.container.short_id}: {err}") from err
+    code, output = box.pipe(["sh", "-c", script], worktree_tar, owner)
     if code == UNPACK_FAILED:
         raise SandboxUnavailable(f"unpacking the work tree failed in {box.container.short_id}: {output[-300:]}")
     if code != 0:
@@ -184,13 +180,16 @@ def start_facts(box: Sandbox, workspace_mount: str | None) -> tuple[str, str]:
     workspace's tmpfs, if any), so they are asked once per process in one exec and then remembered —
     the grader's fresh container of the same image asks nothing."""
     key = (box.container.attrs.get("Image", box.container.id), workspace_mount)
-    if key not in START_FACTS:
-        answer = box.exec_root(f"stat -c %u /workspace && cat {STATE}/base_commit").output.split()
-        uid = answer[0] if answer and answer[0].isdigit() else "1000"
+    if key in START_FACTS:
+        return START_FACTS[key]
+    answer = box.exec_root(f"stat -c %u /workspace && cat {STATE}/base_commit").output.split()
+    uid = answer[0] if answer and answer[0].isdigit() else "1000"
+    facts = (f"{uid}:{uid}", answer[1] if len(answer) > 1 else "")
+    if len(answer) == 2 and answer[0].isdigit():  # a failed answer is not remembered for the next container
         if len(START_FACTS) > 1024:  # transient images (read_only_fs overlays) would pile up
             START_FACTS.clear()
-        START_FACTS[key] = (f"{uid}:{uid}", answer[1] if len(answer) > 1 else "")
-    return START_FACTS[key]
+        START_FACTS[key] = facts
+    return facts
 
 
 START_FACTS: dict[tuple[str, str | None], tuple[str, str]] = {}

@@ -125,8 +125,8 @@ class Sandbox:
             return dataclasses.replace(result, timed_out=True)
         return result
 
-    def exec_root(self, command: str, timeout: int = 120) -> ExecResult:
-        return self.exec(command, timeout=timeout, user="0:0", workdir="/")
+    def exec_root(self, command: str, timeout: int = 120, keep_bytes: int | None = None) -> ExecResult:
+        return self.exec(command, timeout=timeout, user="0:0", workdir="/", keep_bytes=keep_bytes)
 
     def exec_argv(self, argv: list[str], user: str, workdir: str,
                   environment: dict[str, str] | None = None, host_timeout: float = 135,
@@ -186,14 +186,17 @@ class Sandbox:
     def write_tar(self, directory: str, data: bytes, user: str = AGENT_USER) -> None:
         """Unpack a tar into a folder as `user` (files end up owned by it), fed through the exec's
         stdin (see read_tar)."""
-        try:
-            code, output = run_with_stdin(self.api.api, self.container.id,
-                                          ["tar", "-C", directory, "--no-same-owner", "-xmf", "-"], data, user)
-        except (docker.errors.APIError, OSError) as err:
-            raise SandboxUnavailable(f"unpacking into {directory} failed in {self.container.short_id}: {err}") from err
+        code, output = self.pipe(["tar", "-C", directory, "--no-same-owner", "-xmf", "-"], data, user)
         if code != 0:
             raise SandboxUnavailable(f"unpacking into {directory} failed in {self.container.short_id}: "
                                      f"{output.strip()[-300:]}")
+
+    def pipe(self, argv: list[str], data: bytes, user: str) -> tuple[int | None, str]:
+        """Run `argv` with `data` on its stdin: its exit code and the tail of its output."""
+        try:
+            return run_with_stdin(self.api.api, self.container.id, argv, data, user)
+        except (docker.errors.APIError, OSError) as err:
+            raise SandboxUnavailable(f"{argv[0]} with piped input failed in {self.container.short_id}: {err}") from err
 
     def writable_bytes(self) -> int:
         """Bytes in the container's writable layer (the engine's SizeRw; a few ms). There is no
