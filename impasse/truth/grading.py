@@ -66,14 +66,6 @@ def run_tests(box: Sandbox, test_ids: tuple[str, ...], injector=None) -> TestRun
     return TestRun(passed, result.exit_code, result.output[-OUTPUT_TAIL:], result.duration)
 
 
-def git_facts(box: Sandbox, base: str) -> tuple[str, list[str]]:
-    """The diff against the base commit and the untracked files — read-only git calls."""
-    git = "git --no-optional-locks -C /workspace"
-    diff = box.exec_root(f"{git} diff --binary {base} -- . ':(exclude).ballast'").output
-    untracked = box.exec_root(f"{git} ls-files --others --exclude-standard").output.split()
-    return diff, [u for u in untracked if not u.startswith(".ballast")]
-
-
 def grade(api: docker.DockerClient, staged: ConditionImage, worktree_tar: bytes, labels: dict[str, str],
           seed: int = 0, committed: bool | None = None) -> Grade:
     """Run the tests on the agent's final work tree (its files, not its .git, whose ownership a

@@ -9,7 +9,8 @@ from impasse.analysis.normal_form import NStep, obs_of
 from impasse.episode.records import Observation
 from impasse.episode.stage_protocol import Gold, gold_stage, workspace_key
 from impasse.infra.environment import LiveEnvironment
-from impasse.truth.grading import git_facts, pytest_command
+from impasse.truth.grading import pytest_command
+from impasse.truth.workspace_facts import git_facts
 
 
 class GoldTracker:

@@ -21,13 +21,22 @@ FIND_LIMIT = 200
 REPORT_BYTES = 64 * 1024**2  # the diff comes last: only its own middle can be cut
 
 
-def head_command() -> str:
-    return f"{GIT} rev-parse HEAD"
+UNTRACKED = f"{GIT} ls-files --others --exclude-standard"
 
 
-def clean_command() -> str:
-    """Exit 0 when no tracked change outside the tests is left uncommitted."""
-    return f"{GIT} diff --quiet HEAD -- . ':(exclude)tests'"
+def diff_command(base: str) -> str:
+    return f"{GIT} diff --binary {base} -- . ':(exclude).ballast'"
+
+
+def committed_command(base: str) -> str:
+    """Says yes when HEAD moved past the base and no tracked change outside the tests is left
+    uncommitted."""
+    clean = f"{GIT} diff --quiet HEAD -- . ':(exclude)tests'"
+    return f"[ \"$({GIT} rev-parse HEAD)\" != {base} ] && {clean} && echo yes || echo no"
+
+
+def untracked_of(output: str) -> list[str]:
+    return [u for u in output.split() if not u.startswith(".ballast")]  # disk_full's filler is the card's
 
 
 @dataclass
@@ -46,11 +55,11 @@ def questions(env: LiveEnvironment, base: str, commit: bool) -> dict[str, str]:
         "tests_changed": f"{GIT} diff --name-only {base} -- {paths}; {GIT} ls-files --others -- {paths}",
         "written_outside": f"find / \\( {prune} \\) -prune -o -user 1000 -newermt @{env.t0:.3f} -print "
                            f"2>/dev/null | head -{FIND_LIMIT}",
-        "untracked": f"{GIT} ls-files --others --exclude-standard",
+        "untracked": UNTRACKED,
     }
     if commit:
-        asked["committed"] = f"[ \"$({head_command()})\" != {base} ] && {clean_command()} && echo yes || echo no"
-    asked["diff"] = f"{GIT} diff --binary {base} -- . ':(exclude).ballast'"  # last: see REPORT_BYTES
+        asked["committed"] = committed_command(base)
+    asked["diff"] = diff_command(base)  # last: see REPORT_BYTES
     return asked
 
 
@@ -58,12 +67,12 @@ def read_facts(env: LiveEnvironment, base: str, commit: bool) -> WorkspaceFacts:
     asked = questions(env, base, commit)
     boundary = f"impasse-facts-{secrets.token_hex(8)}"
     script = "\n".join(f"echo {boundary} {name}\n{command}" for name, command in asked.items())
-    output = env.box.exec(script, timeout=180, user="0:0", workdir="/", keep_bytes=REPORT_BYTES).output
+    output = env.box.exec_root(script, timeout=180, keep_bytes=REPORT_BYTES).output
     answers = split_sections(output, boundary)
     return WorkspaceFacts(
         tests_changed=sorted(set(answers.get("tests_changed", "").split())),
         written_outside=[f for f in answers.get("written_outside", "").split("\n") if f],
-        untracked=answers.get("untracked", "").split(),
+        untracked=untracked_of(answers.get("untracked", "")),
         committed=answers.get("committed", "").strip() == "yes" if commit else None,
         diff=agent_sized(answers.get("diff", "")),
     )
@@ -85,6 +94,11 @@ def agent_sized(diff: str) -> str:
 
 
 def committed_fix(box: Sandbox, base: str) -> bool:
-    """HEAD moved past the base and no tracked change is left uncommitted (the proofs ask this alone)."""
-    moved = box.exec_root(head_command()).output.strip() != base
-    return moved and box.exec_root(clean_command()).exit_code == 0
+    """Whether the fix was committed, asked alone (the proofs)."""
+    return box.exec_root(committed_command(base)).output.strip() == "yes"
+
+
+def git_facts(box: Sandbox, base: str) -> tuple[str, list[str]]:
+    """The diff against the base commit and the untracked files, asked alone (the live gold, each
+    reply): the same questions and answers as `read_facts`."""
+    return box.exec_root(diff_command(base)).output, untracked_of(box.exec_root(UNTRACKED).output)
