@@ -74,6 +74,14 @@ def deadline(group, seconds):
         timer.cancel()
 
 
+def drain(fd):
+    """Everything a child writes until every writer has closed, cut to head and tail."""
+    output = Bounded()
+    while chunk := os.read(fd, 65536):
+        output.feed(chunk)
+    return output
+
+
 def reply(request, started, output, code, timed_out):
     if timed_out.is_set():
         code = 124
@@ -89,13 +97,8 @@ def run(request):
     child = subprocess.Popen(["bash", "-c", request["command"]], cwd=request.get("cwd", "/workspace"),
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              start_new_session=True, env={**os.environ, **request.get("env", {})})
-    output = Bounded()
     with deadline(child.pid, request.get("timeout", 120)) as timed_out:
-        while True:
-            chunk = child.stdout.read1(65536)
-            if not chunk:
-                break
-            output.feed(chunk)
+        output = drain(child.stdout.fileno())
         code = child.wait()
     return reply(request, started, output, code, timed_out)
 
@@ -108,10 +111,8 @@ def edit(request, tool):
     if pid == 0:
         os._exit(edit_child(request, tool, readable, writable))
     os.close(writable)
-    output = Bounded()
     with deadline(pid, request.get("timeout", 120)) as timed_out:
-        while chunk := os.read(readable, 65536):
-            output.feed(chunk)
+        output = drain(readable)
         code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     os.close(readable)
     return reply(request, started, output, code, timed_out)

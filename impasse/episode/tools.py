@@ -67,8 +67,13 @@ def edit_payload(arguments: dict) -> str:
     return base64.b64encode(json.dumps({k: arguments[k] for k in ("path", "old_str", "new_str")}).encode()).decode()
 
 
+def edit_argv(payload: str) -> list[str]:
+    """The edit as a plain exec runs it (the channel runs the same code in a fork of itself)."""
+    return ["python3", EDIT_SCRIPT, payload]
+
+
 def edit_command(arguments: dict) -> list[str]:
-    return ["python3", EDIT_SCRIPT, edit_payload(arguments)]
+    return edit_argv(edit_payload(arguments))
 
 
 def render(output: str, exit_code: int | None, timed_out: bool = False) -> str:
@@ -90,15 +95,12 @@ class Executor:
         self.timeout = timeout
         self.channel = channel
 
-    def command_of(self, call: ToolCall) -> str:
-        if call.name == Tool.BASH:
-            return call.arguments["command"]
-        return " ".join(edit_command(call.arguments))  # base64 payload: safe to pass through a shell
-
     def run(self, call: ToolCall) -> Observation:
-        command = self.command_of(call)
+        payload = edit_payload(call.arguments) if call.name == Tool.EDIT_FILE else None
+        # The edit's base64 payload is safe to pass through a shell.
+        command = call.arguments["command"] if payload is None else " ".join(edit_argv(payload))
         plain = lambda: self.box.exec(command, timeout=self.timeout)  # noqa: E731
-        action = self.channel_action(call, command) if self.channel else plain
+        action = self.channel_action(command, payload) if self.channel else plain
         injected = None
         if self.injector:
             shown = command if call.name == Tool.BASH else Tool.EDIT_FILE
@@ -118,9 +120,9 @@ class Executor:
                 return self.channel.run(command, timeout=timeout)
         return self.box.exec(command, timeout=timeout)
 
-    def channel_action(self, call: ToolCall, command: str):
-        if call.name == Tool.EDIT_FILE:  # the channel edits in a fork of itself: no interpreter to start
-            return lambda: self.channel.edit(edit_payload(call.arguments), timeout=self.timeout)
+    def channel_action(self, command: str, payload: str | None):
+        if payload is not None:  # the channel edits in a fork of itself: no interpreter to start
+            return lambda: self.channel.edit(payload, timeout=self.timeout)
         return lambda: self.channel.run(command, timeout=self.timeout)
 
     def guard_disk(self) -> None:

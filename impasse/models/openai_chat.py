@@ -29,9 +29,10 @@ class OpenAIChat:
         self.name = f"openai:{model}"
         self.model = model
         self.client = make_client("openai", "OpenAI", "OPENAI", base_url, timeout)
+        from openai.types.chat import ChatCompletion  # the package is loaded by make_client
+        self.completion = ChatCompletion
 
     def complete(self, messages: list[dict], tools: list[dict]) -> ModelTurn:
-        from openai.types.chat import ChatCompletion
         body = {"model": self.model, "messages": messages, "temperature": 0,
                 **({"tools": tools} if tools else {})}  # an empty list is refused: no tools, no key
 
@@ -39,7 +40,7 @@ class OpenAIChat:
             # Posted as the plain JSON it already is: `chat.completions.create` first walks the whole
             # conversation against its typed schema, ~15 ms of CPU a turn at 30 turns and growing with
             # each, which at dozens of episodes in flight is a core's worth of the harness.
-            response = self.client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+            response = self.client.post("/chat/completions", body=body, cast_to=self.completion)
             if not response.choices:
                 raise EmptyResponse("the endpoint answered without choices")
             return response
