@@ -22,6 +22,19 @@ TASK_IMAGE_REPO = "impasse-task"  # task images are impasse-task-<task id>:<cont
 TEST_CONFIG_FILES = ("conftest.py", "pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml")
 
 
+def test_config_files(test_paths: tuple[str, ...]) -> list[str]:
+    """The files that configure a task's tests: the configuration at the root, and a conftest.py in
+    any folder above a test folder, which pytest loads for every test below it."""
+    conftests = (f"{parent}/conftest.py" for path in test_paths for parent in parents(path))
+    return list(dict.fromkeys([*TEST_CONFIG_FILES, *conftests]))
+
+
+def parents(path: str) -> list[str]:
+    """`src/pkg/tests` → [`src`, `src/pkg`]: the folders between the root and a test folder."""
+    parts = path.strip("/").split("/")[:-1]
+    return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
 @dataclass(frozen=True)
 class Service:
     name: str

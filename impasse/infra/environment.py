@@ -16,7 +16,7 @@ import docker
 import docker.errors
 
 from impasse.catalog.conditions import Condition
-from impasse.catalog.tasks import TEST_CONFIG_FILES, Service
+from impasse.catalog.tasks import Service, test_config_files
 from impasse.infra.layers import ConditionImage
 from impasse.infra.overlay import apply_overlay, overlaid_image
 from impasse.infra.sandbox import (
@@ -199,16 +199,10 @@ def pristine_tests_script(test_paths: tuple[str, ...]) -> str:
     """Grading never trusts the tests as the agent left them: the test folders and every test
     configuration file are put back as they were, and one the agent added is removed — at the root,
     or a conftest.py in any folder above a test folder, which pytest loads for every test below it."""
-    added = [*TEST_CONFIG_FILES, *(f"{parent}/conftest.py" for path in test_paths for parent in parents(path))]
+    added = test_config_files(test_paths)
     folders = " ".join(shlex.quote(f"/workspace/{p}") for p in test_paths)
     return (f"rm -rf {folders} && for f in {' '.join(added)}; do [ -e {STATE}/pristine/$f ] "
             f"|| rm -rf /workspace/$f || exit 1; done && cp -r {STATE}/pristine/. /workspace/")
-
-
-def parents(path: str) -> list[str]:
-    """`src/pkg/tests` → [`src`, `src/pkg`]: the folders between the root and a test folder."""
-    parts = path.strip("/").split("/")[:-1]
-    return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
 def run_root_setup(box: Sandbox, condition: Condition) -> None:

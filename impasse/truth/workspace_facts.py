@@ -10,13 +10,14 @@ between markers no file name or diff line can forge (a random boundary per call)
 from __future__ import annotations
 
 import secrets
+import shlex
 from dataclasses import dataclass
 
+from impasse.catalog.tasks import test_config_files
 from impasse.infra.environment import LiveEnvironment
 from impasse.infra.sandbox import OUTPUT_HEAD, OUTPUT_TAIL, BoundedOutput, Sandbox
 
 GIT = "git --no-optional-locks -C /workspace"
-TEST_PATHS = ("tests", "conftest.py", "pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml")
 FIND_LIMIT = 200
 REPORT_BYTES = 64 * 1024**2  # the diff comes last: only its own middle can be cut
 
@@ -28,10 +29,16 @@ def diff_command(base: str) -> str:
     return f"{GIT} diff --binary {base} -- . ':(exclude).ballast'"
 
 
-def committed_command(base: str) -> str:
-    """Says yes when HEAD moved past the base and no tracked change outside the tests is left
-    uncommitted."""
-    clean = f"{GIT} diff --quiet HEAD -- . ':(exclude)tests'"
+def test_pathspecs(test_paths: tuple[str, ...]) -> list[str]:
+    """What counts as the task's tests: its test folders and the files that configure them."""
+    return [shlex.quote(p) for p in (*test_paths, *test_config_files(test_paths))]
+
+
+def committed_command(base: str, test_paths: tuple[str, ...]) -> str:
+    """Says yes when HEAD moved past the base and no tracked change outside the test folders is
+    left uncommitted."""
+    excluded = " ".join(shlex.quote(f":(exclude){p}") for p in test_paths)
+    clean = f"{GIT} diff --quiet HEAD -- . {excluded}"
     return f"[ \"$({GIT} rev-parse HEAD)\" != {base} ] && {clean} && echo yes || echo no"
 
 
@@ -49,7 +56,8 @@ class WorkspaceFacts:
 
 
 def questions(env: LiveEnvironment, base: str, commit: bool) -> dict[str, str]:
-    paths = " ".join(TEST_PATHS)
+    test_paths = env.condition.task.test_paths
+    paths = " ".join(test_pathspecs(test_paths))
     prune = " -o ".join(f"-path {p}" for p in ("/proc", "/sys", "/dev", "/workspace"))
     asked = {
         "tests_changed": f"{GIT} diff --name-only {base} -- {paths}; {GIT} ls-files --others -- {paths}",
@@ -58,7 +66,7 @@ def questions(env: LiveEnvironment, base: str, commit: bool) -> dict[str, str]:
         "untracked": UNTRACKED,
     }
     if commit:
-        asked["committed"] = committed_command(base)
+        asked["committed"] = committed_command(base, test_paths)
     asked["diff"] = diff_command(base)  # last: see REPORT_BYTES
     return asked
 
@@ -93,9 +101,9 @@ def agent_sized(diff: str) -> str:
     return bounded.text()
 
 
-def committed_fix(box: Sandbox, base: str) -> bool:
+def committed_fix(box: Sandbox, base: str, test_paths: tuple[str, ...]) -> bool:
     """Whether the fix was committed, asked alone (the proofs)."""
-    return box.exec_root(committed_command(base)).output.strip() == "yes"
+    return box.exec_root(committed_command(base, test_paths)).output.strip() == "yes"
 
 
 def git_facts(box: Sandbox, base: str) -> tuple[str, list[str]]:

@@ -21,7 +21,7 @@ from impasse.catalog.generated_tasks import (
     sampled_for_card,
 )
 from impasse.catalog.projects import get_real_project
-from impasse.infra.environment import parents
+from impasse.catalog.tasks import parents
 
 ALWAYS = ("chown_root", "read_only_fs", "disk_full", "flaky_sandbox")
 NEVER = ("service_down", "tls_cert_invalid", "missing_secret", "network_down_download", "missing_binary", "oom_kill")
