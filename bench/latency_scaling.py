@@ -51,6 +51,11 @@ class Level:
     model_statuses: dict = field(default_factory=dict)
     outcomes: dict = field(default_factory=dict)
     exit_code: int = 0
+    # Where the time went, per episode (means): from its meta to its result, and the runner's phases.
+    # Episode time summed over the workers' window says how much of it the workers spent in episodes:
+    # what is left is start spacing, waiting for the pool, and the last episodes' tail.
+    phases: dict = field(default_factory=dict)
+    in_episodes: float = 0.0
 
     @property
     def per_minute(self) -> float:
@@ -129,20 +134,25 @@ def model_stats(url: str) -> dict:
         return json.load(answer)
 
 
-def outcomes(out: Path) -> tuple[dict[str, int], float]:
-    """Outcomes of the finished runs, and the window from the first start to the last finish."""
-    counts: dict[str, int] = {}
-    starts, ends = [], []
+def read_runs(out: Path, level: Level) -> None:
+    """Outcomes of the finished runs, the window from the first start to the last finish, and where
+    the episodes' time went."""
+    starts, ends, phases = [], [], {"episode": 0.0}
     for run in map(RunDir, out.iterdir()):
         if run.finished:
             result = read_json_file(run.result)
-            counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
+            level.outcomes[result["outcome"]] = level.outcomes.get(result["outcome"], 0) + 1
             if result["outcome"] == "harness_error":  # the folder goes with the level: say why here
                 print(f"harness error in {run.path.name}: {result['ending']['message']} "
                       f"{(result.get('truth') or {}).get('grading_error') or ''}", file=sys.stderr)
             starts.append(read_json_file(run.meta)["started_at"])
             ends.append(result["finished_at"])
-    return counts, (max(ends) - min(starts)) if ends else float("nan")
+            phases["episode"] += ends[-1] - starts[-1]
+            for phase, seconds in result.get("timings", {}).items():
+                phases[phase] = phases.get(phase, 0.0) + seconds
+    level.window = (max(ends) - min(starts)) if ends else float("nan")
+    level.in_episodes = phases["episode"] / (level.workers * level.window) if ends else 0.0
+    level.phases = {phase: round(total / max(1, len(ends)), 2) for phase, total in phases.items()}
 
 
 def run_level(api: docker.DockerClient, args, workers: int) -> Level:
@@ -167,7 +177,7 @@ def run_level(api: docker.DockerClient, args, workers: int) -> Level:
         matrix.returncode = level.exit_code = os.waitstatus_to_exitcode(status)
         level.harness_cpu = usage.ru_utime + usage.ru_stime
         level.harness_peak_rss_mb = usage.ru_maxrss / 1024
-        level.outcomes, level.window = outcomes(Path(out))
+        read_runs(Path(out), level)
         if level.exit_code:
             print(errors.read_text()[-2000:], file=sys.stderr)
     busy_after, total_after = busy_ticks()
@@ -184,19 +194,26 @@ def report(levels: list[Level]) -> None:
     base = levels[0].per_minute / levels[0].workers
     print("\n| N | episodes | wall s | window s | episodes/min | speed-up | of linear | harness CPU s/episode | "
           "harness CPU % per episode in flight | peak RSS MB | RSS MB per episode in flight | peak containers | "
-          "machine busy | engine CPU s | threads | fds | model in flight |")
-    print("|" + " --- |" * 17)
+          "machine busy | engine CPU s | threads | fds | model in flight | workers in episodes | "
+          "episode s (start / steps / truth) |")
+    print("|" + " --- |" * 19)
     for lv in levels:
         speedup = lv.per_minute / base
         print(f"| {lv.workers} | {lv.episodes} | {lv.wall:.0f} | {lv.window:.0f} | {lv.per_minute:.1f} | "
               f"{speedup:.2f}× | {speedup / lv.workers:.0%} | {lv.harness_cpu / lv.episodes:.2f} | "
               f"{100 * lv.harness_cpu / lv.wall / lv.workers:.1f} | {lv.harness_peak_rss_mb:.0f} | "
               f"{lv.harness_peak_rss_mb / lv.workers:.1f} | {lv.peak_containers} | {lv.machine_busy:.0%} | "
-              f"{lv.engine_cpu:.0f} | {lv.peak_threads} | {lv.peak_fds} | {lv.model_peak_in_flight} |")
+              f"{lv.engine_cpu:.0f} | {lv.peak_threads} | {lv.peak_fds} | {lv.model_peak_in_flight} | "
+              f"{lv.in_episodes:.0%} | {phase_summary(lv.phases)} |")
     print()
     for lv in levels:
         speedup = lv.per_minute / base
         print(f"latency-bound speed-up at {lv.workers} workers: {speedup:.2f}× ({speedup / lv.workers:.0%} of linear)")
+
+
+def phase_summary(phases: dict) -> str:
+    return (f"{phases.get('episode', 0):.1f} ({phases.get('start', 0):.1f} / {phases.get('steps', 0):.1f} / "
+            f"{phases.get('truth', 0):.1f})")
 
 
 def main() -> None:
