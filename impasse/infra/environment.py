@@ -17,6 +17,7 @@ import docker.errors
 
 from impasse.catalog.conditions import Condition
 from impasse.catalog.tasks import Service, test_config_files
+from impasse.infra.busy_gate import BUSY
 from impasse.infra.layers import ConditionImage
 from impasse.infra.overlay import apply_overlay, overlaid_image
 from impasse.infra.sandbox import (
@@ -220,47 +221,58 @@ def open_environment(api: docker.DockerClient, staged: ConditionImage, labels: d
                      grading: bool = False) -> Iterator[LiveEnvironment]:
     """Bring the condition up. With `workspace_tar`, the workspace is replaced by it (grading) and
     the pristine tests are restored before the card's root setup runs."""
-    condition, image = staged.condition, staged.image
+    condition = staged.condition
     labels = {"impasse.task": condition.task.id, "impasse.condition": condition.name, **labels}
     options, workspace_tmpfs = docker_run_options(condition)
     if grading and options.get("read_only") and not workspace_tmpfs:
         # The grader must write the final workspace in, but a writable rootfs would give Python's
         # tempfile a fallback the episode did not have; so only /workspace becomes writable.
         options["tmpfs"] = {**options.get("tmpfs", {}), "/workspace": "rw,size=512m,uid=1000,gid=1000"}
+    with contextlib.ExitStack() as stack:
+        with BUSY.held(ahead=not grading):  # a CPU burst: paced with the other runs' (busy_gate.py)
+            env = bring_up(stack, api, staged, labels, (options, workspace_tmpfs), workspace_tar)
+        yield env
+
+
+def bring_up(stack: contextlib.ExitStack, api: docker.DockerClient, staged: ConditionImage,
+             labels: dict[str, str], run_options: tuple[dict, bool], workspace_tar: bytes | None,
+             ) -> LiveEnvironment:
+    """The containers started, the workspace in place, the services up and the card's root setup
+    run; everything started is left on `stack` to be removed."""
+    condition, image = staged.condition, staged.image
+    options, workspace_tmpfs = run_options
     sidecars = active_sidecars(condition)
     # A generated task is applied on its project's image; grading brings the agent's own tree instead.
     overlay = condition.task.real is not None and workspace_tar is None
-    with contextlib.ExitStack() as stack:
-        if overlay and options.get("read_only") and not workspace_tmpfs:
-            image = stack.enter_context(overlaid_image(api, image, condition.task.bug_patch.read_text(), labels))
-            overlay = False  # it is in the image already
-        network = None
-        if sidecars:
-            net_name = f"impasse-{labels.get('impasse.run_id', 'env')}-{int(time.time() * 1000) % 10**9}"
-            network = stack.enter_context(private_network(api, net_name, labels))
-        started = []
-        stack.callback(lambda: [remove_container(c) for c in started])
-        for service in sidecars:
-            started.append(start_sidecar(api, image, service, network, labels))
-        spec = SandboxSpec(image=image, labels=labels, network=network or "none",
-                           environment=agent_environment(condition),
-                           run_options={**options, "extra_hosts": extra_hosts(condition)})
-        box = stack.enter_context(open_sandbox(api, spec))
-        # The owner before the root setup, which may change it; these steps run as it.
-        owner, base = start_facts(box, options.get("tmpfs", {}).get("/workspace"))
-        if workspace_tar is not None:
-            put_worktree(box, owner, workspace_tar, condition.task.test_paths, tmpfs=workspace_tmpfs)
-        elif workspace_tmpfs:
-            populate_seed(box, owner)
-        if overlay:
-            base = apply_overlay(box, condition.task.bug_patch.read_text())
-        local = active_local_services(condition)
-        for service in local:
-            start_local_service(box, service, condition)
-        wait_for_ports(box, local)
-        wait_for_ports(box, sidecars, host_of=lambda s: s.host)
-        run_root_setup(box, condition)
-        if condition.card.inject.root_setup:
-            owner = workspace_owner(box)
-        yield LiveEnvironment(box, staged, time.time(), owner, base, started)
-
+    if overlay and options.get("read_only") and not workspace_tmpfs:
+        image = stack.enter_context(overlaid_image(api, image, condition.task.bug_patch.read_text(), labels))
+        overlay = False  # it is in the image already
+    network = None
+    if sidecars:
+        net_name = f"impasse-{labels.get('impasse.run_id', 'env')}-{int(time.time() * 1000) % 10**9}"
+        network = stack.enter_context(private_network(api, net_name, labels))
+    started: list = []
+    stack.callback(lambda: [remove_container(c) for c in started])
+    for service in sidecars:
+        started.append(start_sidecar(api, image, service, network, labels))
+    spec = SandboxSpec(image=image, labels=labels, network=network or "none",
+                       environment=agent_environment(condition),
+                       run_options={**options, "extra_hosts": extra_hosts(condition)})
+    box = stack.enter_context(open_sandbox(api, spec))
+    # The owner before the root setup, which may change it; these steps run as it.
+    owner, base = start_facts(box, options.get("tmpfs", {}).get("/workspace"))
+    if workspace_tar is not None:
+        put_worktree(box, owner, workspace_tar, condition.task.test_paths, tmpfs=workspace_tmpfs)
+    elif workspace_tmpfs:
+        populate_seed(box, owner)
+    if overlay:
+        base = apply_overlay(box, condition.task.bug_patch.read_text())
+    local = active_local_services(condition)
+    for service in local:
+        start_local_service(box, service, condition)
+    wait_for_ports(box, local)
+    wait_for_ports(box, sidecars, host_of=lambda s: s.host)
+    run_root_setup(box, condition)
+    if condition.card.inject.root_setup:
+        owner = workspace_owner(box)
+    return LiveEnvironment(box, staged, time.time(), owner, base, started)

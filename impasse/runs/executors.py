@@ -6,8 +6,6 @@ semantics stay the matrix's."""
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable, Collection, Hashable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import closing
@@ -26,11 +24,6 @@ if TYPE_CHECKING:
     from impasse.runs.matrix import Planned
 
 QUEUED_PER_WORKER = 2  # runs handed to the pool ahead of time: enough to keep workers busy, no more
-# Back-pressure on starts: at most one run begins per START_SPACING seconds. 32 runs started at once
-# each waited 10-14 s for the engine to give them a container, then all graded at once; spaced, no
-# start waits in a long engine queue and the episodes' CPU-heavy phases (start, grading) drift apart.
-# It costs nothing a model-bound matrix would notice: 64 workers are all busy within 16 s.
-START_SPACING = 0.25
 Handle = TypeVar("Handle", bound=Hashable)  # what a backend hands back for a run it was given
 
 
@@ -60,14 +53,11 @@ class LocalExecutor:
         self.api = api
         self.workers = max(1, workers)
         self.log = log
-        self.pace = threading.Lock()
-        self.next_start = 0.0
         size_pools(self.workers)  # the runs call their models from this process: a warm connection each
 
     def one(self, item: Planned, started: Callable[[Planned], None]) -> str:
-        with self.pace:  # held while waiting: the runs due to start queue up here, in order
-            time.sleep(max(0.0, self.next_start - time.monotonic()))
-            self.next_start = time.monotonic() + START_SPACING
+        # No pacing here: the runs' starts and gradings queue for the machine's cores themselves
+        # (infra/busy_gate.py), however many workers there are.
         started(item)
         return execute(self.api, replace(item.spec), staged=item.staged).outcome
 

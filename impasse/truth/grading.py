@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, replace
 
 import docker
 
+from impasse.infra.busy_gate import BUSY
 from impasse.infra.environment import open_environment
 from impasse.infra.injectors import make_injector
 from impasse.infra.layers import ConditionImage
@@ -74,8 +75,9 @@ def grade(api: docker.DockerClient, staged: ConditionImage, worktree_tar: bytes,
     started = time.monotonic()
     condition = staged.condition
     task = condition.task
-    with open_environment(api, staged, {**labels, "impasse.role": "grader"},
-                          workspace_tar=worktree_tar, grading=True) as env:
+    # The whole grading is one CPU burst (container up, test run, removal): one slot of the gate.
+    with BUSY.held(), open_environment(api, staged, {**labels, "impasse.role": "grader"},
+                                       workspace_tar=worktree_tar, grading=True) as env:
         run = run_tests(env.box, task.tests, make_injector(condition, env.box, seed))
     committed = committed if task.requires.commit else None
     f2p = {t: t in run.passed for t in task.fail_to_pass}
