@@ -21,11 +21,13 @@ from impasse.infra.busy_gate import BUSY
 from impasse.infra.layers import ConditionImage
 from impasse.infra.overlay import apply_overlay, overlaid_image
 from impasse.infra.sandbox import (
+    AGENT_USER,
     ExecResult,
     Sandbox,
     SandboxSpec,
     SandboxUnavailable,
     open_sandbox,
+    owner_of,
     remove_container,
 )
 
@@ -70,7 +72,7 @@ def exports(condition: Condition) -> str:
 
 
 def workspace_owner(box: Sandbox) -> str:
-    return box.owner("/workspace") or "1000:1000"
+    return box.owner("/workspace") or AGENT_USER
 
 
 def docker_run_options(condition: Condition) -> tuple[dict, bool]:
@@ -184,9 +186,9 @@ def start_facts(box: Sandbox, workspace_mount: str | None) -> tuple[str, str]:
     if key in START_FACTS:
         return START_FACTS[key]
     answer = box.exec_root(f"stat -c %u /workspace && cat {STATE}/base_commit").output.split()
-    uid = answer[0] if answer and answer[0].isdigit() else "1000"
-    facts = (f"{uid}:{uid}", answer[1] if len(answer) > 1 else "")
-    if len(answer) == 2 and answer[0].isdigit():  # a failed answer is not remembered for the next container
+    owner = owner_of(answer[0]) if answer else None
+    facts = (owner or AGENT_USER, answer[1] if len(answer) > 1 else "")
+    if len(answer) == 2 and owner:  # a failed answer is not remembered for the next container
         if len(START_FACTS) > 1024:  # transient images (read_only_fs overlays) would pile up
             START_FACTS.clear()
         START_FACTS[key] = facts

@@ -3,8 +3,7 @@
 Every container impasse creates carries the label `impasse=1` (plus run id, task and condition), runs
 `sleep <ttl>` under an init as a last-resort lifetime, and is removed synchronously when the `with`
 block ends, whatever happened inside it. `impasse gc` and each matrix start reap what a killed process
-left behind.
-"""
+left behind."""
 
 from __future__ import annotations
 
@@ -154,9 +153,8 @@ class Sandbox:
                           duration=time.monotonic() - start, truncated_bytes=buffer.dropped)
 
     def owner(self, path: str) -> str | None:
-        """`uid:uid` of the file's owner (each user has its own group here); None when unknown."""
-        uid = self.exec_root(f"stat -c %u {shlex.quote(path)}").output.strip()
-        return f"{uid}:{uid}" if uid.isdigit() else None
+        """The file's owner as an exec's `user`; None when unknown."""
+        return owner_of(self.exec_root(f"stat -c %u {shlex.quote(path)}").output.strip())
 
     def ensure_running(self) -> None:
         try:
@@ -264,9 +262,8 @@ def started_by_impasse(api: docker.DockerClient, label: str = "impasse=1") -> li
 
 def reap_stale(api: docker.DockerClient) -> int:
     """Remove containers and networks left by impasse processes that are gone (killed, crashed)."""
-    # Only what an impasse process started carries its pid: a builder's intermediate container
-    # inherits `impasse=1` from the base image's labels, and killing it would break a live build.
-    # Sparse: one list call, no inspect per container, so one removed meanwhile is no 404 here.
+    # Only what an impasse process started carries its pid: a live build's intermediate container also
+    # has `impasse=1` (from the base image) and must be spared. Sparse: no inspect, so no 404 for one gone.
     stale = [c for c in started_by_impasse(api) if not pid_alive(c.attrs["Labels"]["impasse.pid"])]
     for container in stale:
         remove_container(container)
@@ -296,3 +293,8 @@ def reap(api: docker.DockerClient, label: str = "impasse=1") -> tuple[int, int]:
         with suppress(docker.errors.APIError):
             network.remove()
     return len(containers), len(networks)
+
+
+def owner_of(uid: str) -> str | None:
+    """`stat -c %u`'s answer as the `user` of an exec: `uid:uid` (each user has its own group here)."""
+    return f"{uid}:{uid}" if uid.isdigit() else None
