@@ -9,6 +9,8 @@ import json
 import socket
 import time
 
+import docker.errors
+
 from impasse.infra.piped import STDOUT, Demux
 from impasse.infra.sandbox import AGENT_USER, HOST_GRACE_SECONDS, WORKDIR, ExecResult, Sandbox, SandboxUnavailable
 
@@ -17,15 +19,20 @@ SCRIPT = "/opt/impasse/channel.py"
 
 class Channel:
     def __init__(self, box: Sandbox, user: str = AGENT_USER) -> None:
-        self.box = box
-        api = box.api.api
-        self.exec_id = api.exec_create(box.id, ["python3", "-u", SCRIPT], user=user, stdin=True,
+        self.box, self.user = box, user
+        self.counter = 0
+        self.open()
+
+    def open(self) -> None:
+        api = self.box.api.api
+        self.exec_id = api.exec_create(self.box.id, ["python3", "-u", SCRIPT], user=self.user, stdin=True,
                                        workdir=WORKDIR)["Id"]
-        attached = api.exec_start(self.exec_id, socket=True)
-        self.sock: socket.socket = getattr(attached, "_sock", attached)
+        # docker-py hangs the HTTP response on the object it returns so that no collector closes the
+        # connection under the socket: that object lives as long as the channel.
+        self.attached = api.exec_start(self.exec_id, socket=True)
+        self.sock: socket.socket = getattr(self.attached, "_sock", self.attached)
         self.demux = Demux((STDOUT,))
         self.lines = b""  # stdout payload not yet split into lines
-        self.counter = 0
         ready = self.read_line(timeout=30)
         if "ready" not in ready:
             raise SandboxUnavailable(f"the exec channel did not start: {ready}")
@@ -56,19 +63,31 @@ class Channel:
 
     def ask(self, request: dict, timeout: int) -> ExecResult:
         self.counter += 1
+        line = json.dumps({"id": self.counter, **request}).encode() + b"\n"
         try:
-            self.sock.sendall(json.dumps({"id": self.counter, **request}).encode() + b"\n")
-        except OSError as err:
-            raise SandboxUnavailable(f"the exec channel is gone: {err}") from err
+            self.sock.sendall(line)
+        except OSError:
+            self.send_again(line)
         reply = self.read_line(timeout + HOST_GRACE_SECONDS)
         if "error" in reply:
             raise SandboxUnavailable(f"the exec channel could not run the command: {reply['error']}")
         return ExecResult(reply["output"], reply["exit_code"], reply["duration"], reply["truncated_bytes"],
                           reply["timed_out"])
 
+    def send_again(self, line: bytes) -> None:
+        """The request could not be written, so the channel ran none of it (it acts on whole lines
+        only): a new channel takes it. A channel that cannot be reopened is gone."""
+        self.close()
+        try:
+            self.open()
+            self.sock.sendall(line)
+        except (OSError, docker.errors.APIError) as err:
+            raise SandboxUnavailable(f"the exec channel is gone: {err}") from err
+
     def close(self) -> None:
         try:
             self.sock.shutdown(socket.SHUT_WR)
             self.sock.close()
+            self.attached.close()
         except OSError:
             pass

@@ -1,13 +1,15 @@
 """The persistent exec channel has the plain exec path's semantics, and its death is an
 infrastructure failure, never command output."""
 
+import gc
 import json
 
 import pytest
 
 from impasse.episode.rundir import read_run
-from impasse.infra.channel import Channel
-from impasse.infra.sandbox import SandboxSpec, SandboxUnavailable, open_sandbox
+from impasse.infra.channel import SCRIPT, Channel
+from impasse.infra.piped import run_with_stdin
+from impasse.infra.sandbox import AGENT_USER, SandboxSpec, SandboxUnavailable, open_sandbox
 from impasse.runs.runner import RunSpec, execute
 
 from .endpoints import Script, openai_tool_call, serve
@@ -52,6 +54,36 @@ def test_huge_and_binary_output(box):
     huge = channel.run("head -c 30000000 /dev/zero | tr '\\0' z")
     assert huge.truncated_bytes == 30_000_000 - 20_000 and len(huge.output) < 21_000
     assert "\ufffd" in channel.run("head -c 5000 /dev/urandom").output
+
+
+def test_the_connection_closed_underneath_does_not_close_the_channel(box):
+    # docker-py's connection owns the channel's socket too. Its close (the connection pool's, the
+    # collector's) must not take the socket while the channel holds it: the channel keeps the object
+    # docker-py handed back, whose reference defers the real close until the channel's own.
+    channel = Channel(box)
+    first = channel.exec_id
+    channel.sock.close()
+    for _ in range(3):
+        gc.collect()
+    assert channel.run("echo after").output == "after\n" and channel.exec_id == first
+    channel.close()
+
+
+def test_a_request_that_could_not_be_written_goes_to_a_new_channel_and_runs_once(box):
+    channel = Channel(box)
+    first = channel.exec_id
+    channel.attached.close()  # the socket unusable before the request goes out
+    channel.sock.close()
+    assert channel.run("echo ran >> /tmp/count").exit_code == 0
+    assert channel.exec_id != first and box.exec("cat /tmp/count").output == "ran\n"
+    channel.close()
+
+
+def test_the_channel_never_runs_a_line_cut_short(box):
+    request = json.dumps({"id": 1, "command": "touch /tmp/ran", "timeout": 5, "cwd": "/workspace"})
+    code, output = run_with_stdin(box.api.api, box.id, ["python3", "-u", SCRIPT], request.encode(), AGENT_USER)
+    assert code == 0 and "ready" in output
+    assert box.exec("test -e /tmp/ran").exit_code == 1
 
 
 def test_a_dead_channel_is_an_infrastructure_failure(box):
