@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+from contextlib import suppress
 
 import docker.errors
 
@@ -85,9 +86,7 @@ class Channel:
             raise SandboxUnavailable(f"the exec channel is gone: {err}") from err
 
     def close(self) -> None:
-        try:
-            self.sock.shutdown(socket.SHUT_WR)
-            self.sock.close()
-            self.attached.close()
-        except OSError:
-            pass
+        """Each step on its own: a socket already dead (shutdown fails) is still closed and released."""
+        for step in (lambda: self.sock.shutdown(socket.SHUT_WR), self.sock.close, self.attached.close):
+            with suppress(OSError):
+                step()
