@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from machine_stats import engine_cpu, machine_cpu
+
 from impasse.infra import images
 from impasse.runs.runner import RunSpec, execute, resolve, stage
 
@@ -26,25 +28,8 @@ KINDS = (("scripted:persistent", "chown_root"), ("scripted:oracle", "chown_root"
 CONTAINERS_CPU = Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage")
 
 
-def machine_cpu() -> float:
-    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    return (sum(values) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
-
-
 def containers_cpu() -> float | None:
     return int(CONTAINERS_CPU.read_text()) / 1e9 if CONTAINERS_CPU.exists() else None
-
-
-def engine_cpu() -> float:
-    total = 0.0
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and (entry / "comm").read_text().strip() in ("dockerd", "containerd"):
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except OSError:
-            continue
-    return total
 
 
 def harness_cpu() -> float:

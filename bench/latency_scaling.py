@@ -26,6 +26,7 @@ from pathlib import Path
 from urllib.request import urlopen
 
 import docker
+from machine_stats import busy_ticks, cpu_seconds, pids_of
 
 from impasse.episode.rundir import RunDir, read_json_file
 
@@ -60,32 +61,6 @@ class Level:
     @property
     def per_minute(self) -> float:
         return 60 * self.episodes / self.window
-
-
-def cpu_seconds(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError):
-        return 0.0
-
-
-def pids_of(*names: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if (entry / "comm").read_text().strip() in names:
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
-def busy_ticks() -> tuple[int, int]:
-    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    idle = values[3] + values[4]
-    return sum(values) - idle, sum(values)
 
 
 def proc_count(pid: int, what: str) -> int:
