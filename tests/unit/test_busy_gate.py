@@ -3,62 +3,75 @@ of gradings, lets a thread nest, and takes a slot back from a phase that outstay
 
 import os
 import threading
+from dataclasses import dataclass, field
 
 import pytest
 
 from impasse.infra.busy_gate import BusyGate, default_slots
 
 
-def run_phases(gate: BusyGate, count: int, phase) -> list[threading.Thread]:
-    threads = [threading.Thread(target=phase) for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    return threads
+@dataclass
+class Phase:
+    """A heavy phase in a thread of its own: it enters the gate, says so, and holds its slot until
+    told to leave."""
+
+    gate: BusyGate
+    ahead: bool = False
+    name: str = ""
+    order: list[str] = field(default_factory=list)  # where it writes its name as it enters
+    entered: threading.Event = field(default_factory=threading.Event)
+    leave: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        self.thread = threading.Thread(target=self.hold, daemon=True)
+        self.thread.start()
+
+    def hold(self) -> None:
+        with self.gate.held(ahead=self.ahead):
+            self.order.append(self.name)
+            self.entered.set()
+            self.leave.wait(5)
+
+    def end(self) -> None:
+        self.leave.set()
+        self.thread.join(5)
 
 
 def test_no_more_than_its_slots_run_at_once():
     gate, lock = BusyGate(2), threading.Lock()
     inside, most = [0], [0]
-    release = threading.Event()
 
     def phase():
         with gate.held():
             with lock:
                 inside[0] += 1
                 most[0] = max(most[0], inside[0])
-            release.wait(0.05)
+            threading.Event().wait(0.05)
             with lock:
                 inside[0] -= 1
 
-    for thread in run_phases(gate, 8, phase):
+    threads = [threading.Thread(target=phase) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
         thread.join(5)
     assert most[0] == 2 and inside[0] == 0
 
 
 def test_a_start_goes_ahead_of_the_gradings_already_waiting():
     gate, order = BusyGate(1), []
-    holding, leave = threading.Event(), threading.Event()
-
-    def holder():
-        with gate.held():
-            holding.set()
-            leave.wait(5)
-
-    def phase(name, ahead):
-        with gate.held(ahead=ahead):
-            order.append(name)
-
-    threads = [threading.Thread(target=holder)]
-    threads[0].start()
-    assert holding.wait(2)
+    holder = Phase(gate)
+    assert holder.entered.wait(2)
+    waiting = []
     for name, ahead in (("grading 1", False), ("grading 2", False), ("start", True)):
-        threads.append(threading.Thread(target=phase, args=(name, ahead)))
-        threads[-1].start()
-        while gate.slots.waiting < len(threads) - 1:  # each in the queue before the next comes
+        waiting.append(Phase(gate, ahead, name, order))
+        while gate.slots.waiting < len(waiting):  # each in the queue before the next comes
             threading.Event().wait(0.01)
-    leave.set()
-    for thread in threads:
-        thread.join(5)
+    for phase in waiting:
+        phase.leave.set()  # each leaves as soon as it is in: the order is the gate's alone
+    holder.end()
+    for phase in waiting:
+        phase.end()
     assert order[0] == "start" and sorted(order[1:]) == ["grading 1", "grading 2"]
 
 
@@ -80,30 +93,13 @@ def test_a_thread_nests_in_its_own_slot():
 
 def test_a_phase_past_its_lease_gives_its_slot_back():
     gate = BusyGate(1, lease=0.05)
-    stuck, leave = threading.Event(), threading.Event()
-
-    def hangs():
-        with gate.held():
-            stuck.set()
-            leave.wait(5)
-
-    hanging = threading.Thread(target=hangs, daemon=True)
-    hanging.start()
-    assert stuck.wait(2)
-    entered, finish = threading.Event(), threading.Event()
-
-    def next_phase():
-        with gate.held():
-            entered.set()
-            finish.wait(5)
-
-    waiting = threading.Thread(target=next_phase, daemon=True)
-    waiting.start()
-    assert entered.wait(2), "the stuck phase kept its slot past its lease"
-    leave.set()
-    hanging.join(2)
+    stuck = Phase(gate)
+    assert stuck.entered.wait(2)
+    after = Phase(gate)
+    assert after.entered.wait(2), "the stuck phase kept its slot past its lease"
+    stuck.end()
     assert gate.slots.free == 0  # the late end did not give the slot back a second time
-    finish.set()
+    after.end()
 
 
 @pytest.mark.parametrize("value,expected", [("3", 3), ("0", None), ("many", None), ("", None)])
