@@ -71,12 +71,15 @@ def questions(env: LiveEnvironment, base: str, commit: bool) -> dict[str, str]:
     return asked
 
 
-def read_facts(env: LiveEnvironment, base: str, commit: bool) -> WorkspaceFacts:
-    asked = questions(env, base, commit)
+def ask_root(box: Sandbox, asked: dict[str, str], timeout: int = 120) -> dict[str, str]:
+    """Every question in one root exec, each answer its own section."""
     boundary = f"impasse-facts-{secrets.token_hex(8)}"
     script = "\n".join(f"echo {boundary} {name}\n{command}" for name, command in asked.items())
-    output = env.box.exec_root(script, timeout=180, keep_bytes=REPORT_BYTES).output
-    answers = split_sections(output, boundary)
+    return split_sections(box.exec_root(script, timeout=timeout, keep_bytes=REPORT_BYTES).output, boundary)
+
+
+def read_facts(env: LiveEnvironment, base: str, commit: bool) -> WorkspaceFacts:
+    answers = ask_root(env.box, questions(env, base, commit), timeout=180)
     return WorkspaceFacts(
         tests_changed=sorted(set(answers.get("tests_changed", "").split())),
         written_outside=[f for f in answers.get("written_outside", "").split("\n") if f],
@@ -108,5 +111,6 @@ def committed_fix(box: Sandbox, base: str, test_paths: tuple[str, ...]) -> bool:
 
 def git_facts(box: Sandbox, base: str) -> tuple[str, list[str]]:
     """The diff against the base commit and the untracked files, asked alone (the live gold, each
-    reply): the same questions and answers as `read_facts`."""
-    return box.exec_root(diff_command(base)).output, untracked_of(box.exec_root(UNTRACKED).output)
+    reply): the same questions and answers as `read_facts`, in one exec."""
+    answers = ask_root(box, {"untracked": UNTRACKED, "diff": diff_command(base)})  # the diff last
+    return agent_sized(answers.get("diff", "")), untracked_of(answers.get("untracked", ""))
