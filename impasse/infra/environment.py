@@ -232,17 +232,16 @@ def open_environment(api: docker.DockerClient, staged: ConditionImage, labels: d
         options["tmpfs"] = {**options.get("tmpfs", {}), "/workspace": "rw,size=512m,uid=1000,gid=1000"}
     with contextlib.ExitStack() as stack:
         with BUSY.held(ahead=not grading):  # a CPU burst: paced with the other runs' (busy_gate.py)
-            env = bring_up(stack, api, staged, labels, (options, workspace_tmpfs), workspace_tar)
+            env = bring_up(stack, api, staged, labels, options, workspace_tmpfs, workspace_tar)
         yield env
 
 
 def bring_up(stack: contextlib.ExitStack, api: docker.DockerClient, staged: ConditionImage,
-             labels: dict[str, str], run_options: tuple[dict, bool], workspace_tar: bytes | None,
+             labels: dict[str, str], options: dict, workspace_tmpfs: bool, workspace_tar: bytes | None,
              ) -> LiveEnvironment:
     """The containers started, the workspace in place, the services up and the card's root setup
     run; everything started is left on `stack` to be removed."""
     condition, image = staged.condition, staged.image
-    options, workspace_tmpfs = run_options
     sidecars = active_sidecars(condition)
     # A generated task is applied on its project's image; grading brings the agent's own tree instead.
     overlay = condition.task.real is not None and workspace_tar is None
