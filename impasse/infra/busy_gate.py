@@ -6,9 +6,10 @@ begin together reach those bursts together. Sixteen gradings sharing two cores a
 ~10 s; taken two at a time they finish after 0.6, 1.3, … 10 s, and every worker whose grading is
 done goes back to waiting on its model, which costs the machine nothing. Same work, half the mean
 wait. So at most `slots` heavy phases run at once in this process (one per core), and the rest
-queue. A run's start goes ahead of the gradings waiting: it is what sends a worker back to its
-model, and a worker whose grading is done then starts its next run at once instead of behind every
-other grading; first come, first served otherwise.
+queue by rank. A run's start goes first: it is what sends a worker back to its model, and a worker
+whose grading is done then starts its next run at once instead of behind every other grading. A
+grading goes next. Last comes a grader's container started ahead, while its run's agent works
+(grading.StandbyGrader): nobody waits on it yet. Within a rank, no order is promised.
 
 A slot is a lease, not a lock: a phase that holds one longer than `lease` seconds (a test suite
 that sleeps, an engine that hangs) gives it back and runs on unpaced, so a stuck run can slow the
@@ -17,36 +18,43 @@ others by `lease` at most, never stop them."""
 from __future__ import annotations
 
 import contextlib
+import enum
 import os
 import threading
+from collections import Counter
 from collections.abc import Iterator
 
 LEASE = 10.0  # a normal heavy phase takes ~1 s of CPU; ten times that is no longer a burst
 
 
+class Rank(enum.IntEnum):
+    """Who goes first when a slot comes free: the lower rank."""
+
+    START = 0
+    GRADING = 1
+    STANDBY = 2
+
+
 class Slots:
-    """A counting semaphore with a fast lane: a waiter `ahead` is served before any other."""
+    """A counting semaphore whose waiters are served by rank, the lowest first."""
 
     def __init__(self, count: int) -> None:
         self.free = count
-        self.waiting = 0
-        self.waiting_ahead = 0
+        self.waiting: Counter[Rank] = Counter()
         self.changed = threading.Condition()
 
-    def acquire(self, ahead: bool) -> None:
+    def acquire(self, rank: Rank) -> None:
         with self.changed:
-            self.waiting += 1
-            self.waiting_ahead += ahead
-            while self.free == 0 or (not ahead and self.waiting_ahead):
+            self.waiting[rank] += 1
+            while self.free == 0 or any(self.waiting[r] for r in Rank if r < rank):
                 self.changed.wait()
-            self.waiting -= 1
-            self.waiting_ahead -= ahead
+            self.waiting[rank] -= 1
             self.free -= 1
 
     def release(self) -> None:
         with self.changed:
             self.free += 1
-            self.changed.notify_all()  # a fast-lane waiter may be behind a slow one in the queue
+            self.changed.notify_all()  # the first in rank may be behind others in the queue
 
 
 class Lease:
@@ -69,13 +77,13 @@ class BusyGate:
         self.holding = threading.local()
 
     @contextlib.contextmanager
-    def held(self, ahead: bool = False) -> Iterator[None]:
-        """One slot for the block, `ahead` of the queue's other waiters (a run's start). Nested in
-        the same thread (grading brings a container up), the outer slot covers both."""
+    def held(self, rank: Rank) -> Iterator[None]:
+        """One slot for the block, served by `rank`. Nested in the same thread (grading brings a
+        container up), the outer slot covers both."""
         if getattr(self.holding, "slot", False):
             yield
             return
-        self.slots.acquire(ahead)
+        self.slots.acquire(rank)
         lease = Lease(self.slots)
         timer = threading.Timer(self.lease, lease.give_back)
         timer.daemon = True

@@ -6,7 +6,6 @@ docker options and root setup, all labelled and all removed when the `with` bloc
 from __future__ import annotations
 
 import contextlib
-import os
 import shlex
 import time
 from collections.abc import Callable, Iterator
@@ -16,8 +15,8 @@ import docker
 import docker.errors
 
 from impasse.catalog.conditions import Condition
-from impasse.catalog.tasks import Service, test_config_files
-from impasse.infra.busy_gate import BUSY
+from impasse.catalog.tasks import test_config_files
+from impasse.infra.busy_gate import BUSY, Rank
 from impasse.infra.layers import ConditionImage
 from impasse.infra.overlay import apply_overlay, overlaid_image
 from impasse.infra.sandbox import (
@@ -30,8 +29,16 @@ from impasse.infra.sandbox import (
     owner_of,
     remove_container,
 )
+from impasse.infra.services import (
+    active_local_services,
+    active_sidecars,
+    extra_hosts,
+    private_network,
+    start_local_service,
+    start_sidecar,
+    wait_for_ports,
+)
 
-SERVICE_WAIT_SECONDS = 15
 STATE = "/opt/impasse-state"  # seed workspace, pristine tests, base commit (see task.Dockerfile)
 
 
@@ -95,59 +102,6 @@ def agent_environment(condition: Condition) -> dict[str, str]:
     if condition.omitted("secret"):
         return {}
     return {name: condition.task.project.secrets[name] for name in condition.task.requires.secrets}
-
-
-def extra_hosts(condition: Condition) -> dict[str, str]:
-    return {s.host: "127.0.0.1" for s in condition.task.services("tls") if s.host != "127.0.0.1"}
-
-
-def active_sidecars(condition: Condition) -> list[Service]:
-    return [] if condition.omitted("download") else condition.task.services("download")
-
-
-def active_local_services(condition: Condition) -> list[Service]:
-    services = [s for s in condition.task.services() if s.kind == "local"]
-    if condition.omitted("service"):
-        services = [s for s in services if s.role != "service"]
-    return services
-
-
-@contextlib.contextmanager
-def private_network(api: docker.DockerClient, name: str, labels: dict) -> Iterator[str]:
-    """An internal bridge: containers on it reach each other and nothing else."""
-    network = api.networks.create(name, driver="bridge", internal=True,
-                                  labels={"impasse": "1", "impasse.pid": str(os.getpid()), **labels})
-    try:
-        yield network.name
-    finally:
-        with contextlib.suppress(docker.errors.APIError):
-            network.remove()
-
-
-def start_sidecar(api: docker.DockerClient, image: str, service: Service, network: str, labels: dict):
-    return api.containers.run(
-        image, command=["sh", "-c", service.command], detach=True, user="0:0", init=True,
-        network=network, labels={"impasse": "1", "impasse.pid": str(os.getpid()),
-                                 "impasse.sidecar": service.name, **labels},
-        cap_drop=["ALL"], security_opt=["no-new-privileges"], pids_limit=64, mem_limit="256m",
-        networking_config={network: api.api.create_endpoint_config(aliases=[service.host])})
-
-
-def start_local_service(box: Sandbox, service: Service, condition: Condition) -> None:
-    cert = "expired" if condition.card.inject.tls_cert == "expired" else "server"
-    command = service.command.replace("{cert}", cert)
-    box.api.api.exec_start(box.api.api.exec_create(
-        box.id, ["sh", "-c", f"exec {command} >/dev/null 2>&1"], user="0:0")["Id"], detach=True)
-
-
-def wait_for_ports(box: Sandbox, services: list[Service], host_of=lambda s: "127.0.0.1") -> None:
-    for service in services:
-        check = (f"import socket,time\nfor _ in range({SERVICE_WAIT_SECONDS * 10}):\n"
-                 f"    s=socket.socket(); s.settimeout(0.5)\n"
-                 f"    if s.connect_ex(({host_of(service)!r},{service.port}))==0: raise SystemExit(0)\n"
-                 f"    s.close(); time.sleep(0.1)\nraise SystemExit(1)\n")
-        if box.exec_root(f"python3 -c {shlex.quote(check)}", timeout=SERVICE_WAIT_SECONDS + 10).exit_code:
-            raise EnvironmentSetupError(f"service {service.name} did not come up on port {service.port}")
 
 
 def populate_seed(box: Sandbox, owner: str) -> None:
@@ -217,34 +171,47 @@ def run_root_setup(box: Sandbox, condition: Condition) -> None:
         raise EnvironmentSetupError(f"root setup of {condition.name} failed: {result.output[-500:]}")
 
 
+@dataclass
+class Containers:
+    """An environment's containers up, nothing set up inside them yet."""
+
+    box: Sandbox
+    staged: ConditionImage
+    owner: str  # of /workspace as the container starts: the workspace steps run as it
+    base: str
+    sidecars: list
+    workspace_tmpfs: bool
+    overlay: bool  # a generated task's bug still to be applied in the container
+
+
 @contextlib.contextmanager
 def open_environment(api: docker.DockerClient, staged: ConditionImage, labels: dict[str, str],
-                     workspace_tar: bytes | None = None,
-                     grading: bool = False) -> Iterator[LiveEnvironment]:
-    """Bring the condition up. With `workspace_tar`, the workspace is replaced by it (grading) and
+                     workspace_tar: bytes | None = None) -> Iterator[LiveEnvironment]:
+    """Bring the condition up. With `workspace_tar` (grading), the workspace is replaced by it and
     the pristine tests are restored before the card's root setup runs."""
-    condition = staged.condition
+    grading = workspace_tar is not None
+    with contextlib.ExitStack() as stack:
+        # A CPU burst: paced with the other runs' (busy_gate.py)
+        with BUSY.held(Rank.GRADING if grading else Rank.START):
+            containers = start_containers(stack, api, staged, labels, grading)
+            env = set_up(containers, workspace_tar)
+        yield env
+
+
+def start_containers(stack: contextlib.ExitStack, api: docker.DockerClient, staged: ConditionImage,
+                     labels: dict[str, str], grading: bool) -> Containers:
+    """The sidecars and the agent's container started; everything started is left on `stack` to be
+    removed."""
+    condition, image = staged.condition, staged.image
     labels = {"impasse.task": condition.task.id, "impasse.condition": condition.name, **labels}
     options, workspace_tmpfs = docker_run_options(condition)
     if grading and options.get("read_only") and not workspace_tmpfs:
         # The grader must write the final workspace in, but a writable rootfs would give Python's
         # tempfile a fallback the episode did not have; so only /workspace becomes writable.
         options["tmpfs"] = {**options.get("tmpfs", {}), "/workspace": "rw,size=512m,uid=1000,gid=1000"}
-    with contextlib.ExitStack() as stack:
-        with BUSY.held(ahead=not grading):  # a CPU burst: paced with the other runs' (busy_gate.py)
-            env = bring_up(stack, api, staged, labels, options, workspace_tmpfs, workspace_tar)
-        yield env
-
-
-def bring_up(stack: contextlib.ExitStack, api: docker.DockerClient, staged: ConditionImage,
-             labels: dict[str, str], options: dict, workspace_tmpfs: bool, workspace_tar: bytes | None,
-             ) -> LiveEnvironment:
-    """The containers started, the workspace in place, the services up and the card's root setup
-    run; everything started is left on `stack` to be removed."""
-    condition, image = staged.condition, staged.image
     sidecars = active_sidecars(condition)
     # A generated task is applied on its project's image; grading brings the agent's own tree instead.
-    overlay = condition.task.real is not None and workspace_tar is None
+    overlay = condition.task.real is not None and not grading
     if overlay and options.get("read_only") and not workspace_tmpfs:
         image = stack.enter_context(overlaid_image(api, image, condition.task.bug_patch.read_text(), labels))
         overlay = False  # it is in the image already
@@ -260,20 +227,27 @@ def bring_up(stack: contextlib.ExitStack, api: docker.DockerClient, staged: Cond
                        environment=agent_environment(condition),
                        run_options={**options, "extra_hosts": extra_hosts(condition)})
     box = stack.enter_context(open_sandbox(api, spec))
-    # The owner before the root setup, which may change it; these steps run as it.
+    # The owner before the root setup, which may change it; the workspace steps run as it.
     owner, base = start_facts(box, options.get("tmpfs", {}).get("/workspace"))
+    return Containers(box, staged, owner, base, started, workspace_tmpfs, overlay)
+
+
+def set_up(containers: Containers, workspace_tar: bytes | None) -> LiveEnvironment:
+    """The workspace in place (the agent's work tree when grading), the services up and the card's
+    root setup run."""
+    box, condition, owner, base = containers.box, containers.staged.condition, containers.owner, containers.base
     if workspace_tar is not None:
-        put_worktree(box, owner, workspace_tar, condition.task.test_paths, tmpfs=workspace_tmpfs)
-    elif workspace_tmpfs:
+        put_worktree(box, owner, workspace_tar, condition.task.test_paths, tmpfs=containers.workspace_tmpfs)
+    elif containers.workspace_tmpfs:
         populate_seed(box, owner)
-    if overlay:
+    if containers.overlay:
         base = apply_overlay(box, condition.task.bug_patch.read_text())
     local = active_local_services(condition)
     for service in local:
         start_local_service(box, service, condition)
     wait_for_ports(box, local)
-    wait_for_ports(box, sidecars, host_of=lambda s: s.host)
+    wait_for_ports(box, containers.sidecars, host_of=lambda s: s.host)
     run_root_setup(box, condition)
     if condition.card.inject.root_setup:
         owner = workspace_owner(box)
-    return LiveEnvironment(box, staged, time.time(), owner, base, started)
+    return LiveEnvironment(box, containers.staged, time.time(), owner, base, containers.sidecars)

@@ -29,6 +29,7 @@ from impasse.infra.injectors import make_injector
 from impasse.infra.layers import ConditionImage, stage
 from impasse.models import check_spec, make_model
 from impasse.truth.final import Truth, derive_truth
+from impasse.truth.grading import StandbyGrader
 from impasse.truth.live_gold import GoldTracker
 from impasse.vocabulary import Duty, Ending, Gate, Outcome, is_claim, is_escalation, needs_truth, outcome_of
 
@@ -151,12 +152,13 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
                 agent = Agent(model, executor, run_dir,
                               task_prompt(condition.task.problem_statement, condition.task.project.test_command),
                               spec.budget, spec.gate, gold, duty)
-                ending = agent.run()
-                timings["steps"] = round(time.monotonic() - clock, 3)
-                injections = injector.log if injector else []
-                clock = time.monotonic()
-                truth = derive_truth(api, env, labels, spec.seed, executor.harness_check)
-                timings["truth"] = round(time.monotonic() - clock, 3)
+                with StandbyGrader(api, staged, labels) as standby:
+                    ending = agent.run()
+                    timings["steps"] = round(time.monotonic() - clock, 3)
+                    injections = injector.log if injector else []
+                    clock = time.monotonic()
+                    truth = derive_truth(api, env, labels, spec.seed, executor.harness_check, standby)
+                    timings["truth"] = round(time.monotonic() - clock, 3)
     outcome = scored_outcome(ending, truth, blocked=not condition.card.is_control)
     run_dir.finish(result_record(run_id, outcome, ending, truth, injections, in_place, timings))
     return RunOutcome(run_id, run_dir.path, outcome, ending.step or 0, truth)

@@ -12,7 +12,7 @@ import docker
 
 from impasse.infra.environment import LiveEnvironment
 from impasse.infra.sandbox import ExecResult
-from impasse.truth.grading import Grade, capture_worktree, grade
+from impasse.truth.grading import Grade, StandbyGrader, capture_worktree, grade
 from impasse.truth.routes import workspace_routes
 from impasse.truth.workspace_facts import WorkspaceFacts, read_facts
 
@@ -58,14 +58,16 @@ def check_integrity(facts: WorkspaceFacts) -> Integrity:
 
 
 def derive_truth(api: docker.DockerClient, env: LiveEnvironment, labels: dict[str, str],
-                 seed: int = 0, probe_with: Callable[[str, int], ExecResult] | None = None) -> Truth:
+                 seed: int = 0, probe_with: Callable[[str, int], ExecResult] | None = None,
+                 standby: StandbyGrader | None = None) -> Truth:
     """The work tree is captured first, before the harness's own checks touch the box. Grading it in
     a fresh container then runs alongside the checks on the live one (all read-only, one exec): they
     share nothing, and the grading container's start-up and test run are most of the time truth
-    takes. Whether the fix was committed is read from the episode's own repository."""
+    takes, unless the run started its container ahead (`standby`). Whether the fix was committed is
+    read from the episode's own repository."""
     worktree = capture_worktree(env.box, env.workspace_owner())
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="impasse-grade") as pool:
-        grading = pool.submit(grade, api, env.staged, worktree, labels, seed)
+        grading = pool.submit(grade, api, env.staged, worktree, labels, seed, standby=standby)
         active = env.probe(probe_with)
         facts = read_facts(env, env.base, commit=env.condition.task.requires.commit)
         routes = workspace_routes(env)

@@ -5,15 +5,19 @@ exactly its id: skipped, not collected, errored or killed all count as failed.""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shlex
+import threading
 import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 
 import docker
 
-from impasse.infra.busy_gate import BUSY
-from impasse.infra.environment import open_environment
+from impasse.infra.busy_gate import BUSY, Rank
+from impasse.infra.environment import Containers, LiveEnvironment, open_environment, set_up, start_containers
 from impasse.infra.injectors import make_injector
 from impasse.infra.layers import ConditionImage
 from impasse.infra.sandbox import Sandbox
@@ -67,17 +71,77 @@ def run_tests(box: Sandbox, test_ids: tuple[str, ...], injector=None) -> TestRun
     return TestRun(passed, result.exit_code, result.output[-OUTPUT_TAIL:], result.duration)
 
 
+def grader_labels(labels: dict[str, str]) -> dict[str, str]:
+    return {**labels, "impasse.role": "grader"}
+
+
+class StandbyGrader:
+    """The grader's fresh container, started while the agent works, when nobody waits on it: the
+    grading at the episode's end then skips the container start, the largest cost it has after the
+    test run, in the burst when many episodes end together. Fresh still: the agent cannot reach it
+    (no network, no shared mount, no engine), and nothing is set up in it (the work tree, the
+    services, the card's root setup) before the grading. If the grading comes before the standby
+    got its turn at the busy gate, the grading starts a container itself and the standby none."""
+
+    def __init__(self, api: docker.DockerClient, staged: ConditionImage, labels: dict[str, str]) -> None:
+        self.stack = contextlib.ExitStack()
+        self.lock = threading.Lock()
+        self.state = "queued"  # → "starting" (the standby's) or "abandoned" (the grading's)
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="impasse-standby")
+        self.started = self.pool.submit(self.start, api, staged, grader_labels(labels))
+
+    def start(self, api: docker.DockerClient, staged: ConditionImage, labels: dict[str, str]) -> Containers | None:
+        with BUSY.held(Rank.STANDBY):
+            with self.lock:
+                if self.state == "abandoned":
+                    return None
+                self.state = "starting"
+            return start_containers(self.stack, api, staged, labels, grading=True)
+
+    def take(self) -> Containers | None:
+        """The standby's containers (once started), or None if it had not begun."""
+        with self.lock:
+            if self.state == "queued":
+                self.state = "abandoned"
+                return None
+        return self.started.result()  # a start that failed fails the grading, as it would have there
+
+    def __enter__(self) -> StandbyGrader:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Whatever was started is removed, used or not; a standby still queued starts nothing."""
+        with self.lock:
+            queued = self.state == "queued"
+            if queued:
+                self.state = "abandoned"
+        self.pool.shutdown(wait=not queued)
+        self.stack.close()
+
+
+@contextlib.contextmanager
+def grading_environment(api: docker.DockerClient, staged: ConditionImage, worktree_tar: bytes,
+                        labels: dict[str, str], standby: StandbyGrader | None) -> Iterator[LiveEnvironment]:
+    containers = standby.take() if standby else None
+    if containers is None:
+        with open_environment(api, staged, grader_labels(labels), workspace_tar=worktree_tar) as env:
+            yield env
+        return
+    with standby:
+        yield set_up(containers, worktree_tar)
+
+
 def grade(api: docker.DockerClient, staged: ConditionImage, worktree_tar: bytes, labels: dict[str, str],
-          seed: int = 0, committed: bool | None = None) -> Grade:
+          seed: int = 0, committed: bool | None = None, standby: StandbyGrader | None = None) -> Grade:
     """Run the tests on the agent's final work tree (its files, not its .git, whose ownership a
-    blocker may have changed) in a fresh container of the same condition. Whether the fix was
-    committed is read from the episode's own repository and passed in."""
+    blocker may have changed) in a fresh container of the same condition: the `standby`'s, if the
+    run started one. Whether the fix was committed is read from the episode's own repository and
+    passed in."""
     started = time.monotonic()
     condition = staged.condition
     task = condition.task
-    # The whole grading is one CPU burst (container up, test run, removal): one slot of the gate.
-    with BUSY.held(), open_environment(api, staged, {**labels, "impasse.role": "grader"},
-                                       workspace_tar=worktree_tar, grading=True) as env:
+    # The whole grading is one CPU burst (set-up, test run, removal): one slot of the gate.
+    with BUSY.held(Rank.GRADING), grading_environment(api, staged, worktree_tar, labels, standby) as env:
         run = run_tests(env.box, task.tests, make_injector(condition, env.box, seed))
     committed = committed if task.requires.commit else None
     f2p = {t: t in run.passed for t in task.fail_to_pass}

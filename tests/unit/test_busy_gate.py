@@ -1,5 +1,6 @@
-"""The busy gate lets `slots` heavy phases run at once, queues the rest with a run's start ahead
-of gradings, lets a thread nest, and takes a slot back from a phase that outstays its lease."""
+"""The busy gate lets `slots` heavy phases run at once, queues the rest by rank (a run's start,
+then gradings, then a standby grader's container), lets a thread nest, and takes a slot back from a
+phase that outstays its lease."""
 
 import os
 import threading
@@ -7,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from impasse.infra.busy_gate import BusyGate, default_slots
+from impasse.infra.busy_gate import BusyGate, Rank, default_slots
 
 
 @dataclass
@@ -16,7 +17,7 @@ class Phase:
     told to leave."""
 
     gate: BusyGate
-    ahead: bool = False
+    rank: Rank = Rank.GRADING
     name: str = ""
     order: list[str] = field(default_factory=list)  # where it writes its name as it enters
     entered: threading.Event = field(default_factory=threading.Event)
@@ -27,7 +28,7 @@ class Phase:
         self.thread.start()
 
     def hold(self) -> None:
-        with self.gate.held(ahead=self.ahead):
+        with self.gate.held(self.rank):
             self.order.append(self.name)
             self.entered.set()
             self.leave.wait(5)
@@ -42,7 +43,7 @@ def test_no_more_than_its_slots_run_at_once():
     inside, most = [0], [0]
 
     def phase():
-        with gate.held():
+        with gate.held(Rank.GRADING):
             with lock:
                 inside[0] += 1
                 most[0] = max(most[0], inside[0])
@@ -58,21 +59,23 @@ def test_no_more_than_its_slots_run_at_once():
     assert most[0] == 2 and inside[0] == 0
 
 
-def test_a_start_goes_ahead_of_the_gradings_already_waiting():
+def test_the_queue_is_served_by_rank():
     gate, order = BusyGate(1), []
     holder = Phase(gate)
     assert holder.entered.wait(2)
     waiting = []
-    for name, ahead in (("grading 1", False), ("grading 2", False), ("start", True)):
-        waiting.append(Phase(gate, ahead, name, order))
-        while gate.slots.waiting < len(waiting):  # each in the queue before the next comes
+    arrivals = (("standby", Rank.STANDBY), ("grading 1", Rank.GRADING), ("grading 2", Rank.GRADING),
+                ("start", Rank.START))
+    for name, rank in arrivals:
+        waiting.append(Phase(gate, rank, name, order))
+        while gate.slots.waiting.total() < len(waiting):  # each in the queue before the next comes
             threading.Event().wait(0.01)
     for phase in waiting:
         phase.leave.set()  # each leaves as soon as it is in: the order is the gate's alone
     holder.end()
     for phase in waiting:
         phase.end()
-    assert order[0] == "start" and sorted(order[1:]) == ["grading 1", "grading 2"]
+    assert order[0] == "start" and sorted(order[1:3]) == ["grading 1", "grading 2"] and order[3] == "standby"
 
 
 def test_a_thread_nests_in_its_own_slot():
@@ -80,14 +83,14 @@ def test_a_thread_nests_in_its_own_slot():
     done = threading.Event()
 
     def nested():
-        with gate.held(), gate.held():  # one slot only: a second acquire would wait forever
+        with gate.held(Rank.GRADING), gate.held(Rank.START):  # one slot only: a second acquire would wait forever
             done.set()
 
     thread = threading.Thread(target=nested, daemon=True)
     thread.start()
     thread.join(2)
     assert done.is_set()
-    with gate.held():  # and the slot came back
+    with gate.held(Rank.START):  # and the slot came back
         pass
 
 

@@ -1,0 +1,76 @@
+"""The task's services as an environment brings them up: sidecar containers on a private network
+(a download mirror), and local services started inside the agent's container (a database, a TLS
+endpoint), each waited for on its port."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+from collections.abc import Iterator
+
+import docker
+import docker.errors
+
+from impasse.catalog.conditions import Condition
+from impasse.catalog.tasks import Service
+from impasse.infra.sandbox import Sandbox
+
+SERVICE_WAIT_SECONDS = 15
+
+
+class ServiceError(RuntimeError):
+    """A service of the task did not come up."""
+
+
+def extra_hosts(condition: Condition) -> dict[str, str]:
+    return {s.host: "127.0.0.1" for s in condition.task.services("tls") if s.host != "127.0.0.1"}
+
+
+def active_sidecars(condition: Condition) -> list[Service]:
+    return [] if condition.omitted("download") else condition.task.services("download")
+
+
+def active_local_services(condition: Condition) -> list[Service]:
+    services = [s for s in condition.task.services() if s.kind == "local"]
+    if condition.omitted("service"):
+        services = [s for s in services if s.role != "service"]
+    return services
+
+
+@contextlib.contextmanager
+def private_network(api: docker.DockerClient, name: str, labels: dict) -> Iterator[str]:
+    """An internal bridge: containers on it reach each other and nothing else."""
+    network = api.networks.create(name, driver="bridge", internal=True,
+                                  labels={"impasse": "1", "impasse.pid": str(os.getpid()), **labels})
+    try:
+        yield network.name
+    finally:
+        with contextlib.suppress(docker.errors.APIError):
+            network.remove()
+
+
+def start_sidecar(api: docker.DockerClient, image: str, service: Service, network: str, labels: dict):
+    return api.containers.run(
+        image, command=["sh", "-c", service.command], detach=True, user="0:0", init=True,
+        network=network, labels={"impasse": "1", "impasse.pid": str(os.getpid()),
+                                 "impasse.sidecar": service.name, **labels},
+        cap_drop=["ALL"], security_opt=["no-new-privileges"], pids_limit=64, mem_limit="256m",
+        networking_config={network: api.api.create_endpoint_config(aliases=[service.host])})
+
+
+def start_local_service(box: Sandbox, service: Service, condition: Condition) -> None:
+    cert = "expired" if condition.card.inject.tls_cert == "expired" else "server"
+    command = service.command.replace("{cert}", cert)
+    box.api.api.exec_start(box.api.api.exec_create(
+        box.id, ["sh", "-c", f"exec {command} >/dev/null 2>&1"], user="0:0")["Id"], detach=True)
+
+
+def wait_for_ports(box: Sandbox, services: list[Service], host_of=lambda s: "127.0.0.1") -> None:
+    for service in services:
+        check = (f"import socket,time\nfor _ in range({SERVICE_WAIT_SECONDS * 10}):\n"
+                 f"    s=socket.socket(); s.settimeout(0.5)\n"
+                 f"    if s.connect_ex(({host_of(service)!r},{service.port}))==0: raise SystemExit(0)\n"
+                 f"    s.close(); time.sleep(0.1)\nraise SystemExit(1)\n")
+        if box.exec_root(f"python3 -c {shlex.quote(check)}", timeout=SERVICE_WAIT_SECONDS + 10).exit_code:
+            raise ServiceError(f"service {service.name} did not come up on port {service.port}")
