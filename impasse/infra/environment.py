@@ -179,7 +179,7 @@ class Containers:
     staged: ConditionImage
     owner: str  # of /workspace as the container starts: the workspace steps run as it
     base: str
-    sidecars: list
+    sidecars: list  # their containers
     workspace_tmpfs: bool
     overlay: bool  # a generated task's bug still to be applied in the container
 
@@ -246,7 +246,7 @@ def set_up(containers: Containers, workspace_tar: bytes | None) -> LiveEnvironme
     for service in local:
         start_local_service(box, service, condition)
     wait_for_ports(box, local)
-    wait_for_ports(box, containers.sidecars, host_of=lambda s: s.host)
+    wait_for_ports(box, active_sidecars(condition), host_of=lambda s: s.host)
     run_root_setup(box, condition)
     if condition.card.inject.root_setup:
         owner = workspace_owner(box)
