@@ -98,12 +98,17 @@ class StandbyGrader:
                 self.state = "starting"
             return start_containers(self.stack, api, staged, labels, grading=True)
 
-    def take(self) -> Containers | None:
-        """The standby's containers (once started), or None if it had not begun."""
+    def abandon_if_queued(self) -> bool:
+        """Whether the standby had not begun; if so, it never will."""
         with self.lock:
             if self.state == "queued":
                 self.state = "abandoned"
-                return None
+            return self.state == "abandoned"
+
+    def take(self) -> Containers | None:
+        """The standby's containers (once started), or None if it had not begun."""
+        if self.abandon_if_queued():
+            return None
         return self.started.result()  # a start that failed fails the grading, as it would have there
 
     def __enter__(self) -> StandbyGrader:
@@ -111,11 +116,7 @@ class StandbyGrader:
 
     def __exit__(self, *exc) -> None:
         """Whatever was started is removed, used or not; a standby still queued starts nothing."""
-        with self.lock:
-            queued = self.state == "queued"
-            if queued:
-                self.state = "abandoned"
-        self.pool.shutdown(wait=not queued)
+        self.pool.shutdown(wait=not self.abandon_if_queued())
         self.stack.close()
 
 
