@@ -30,6 +30,7 @@ from impasse.infra.sandbox import (
     remove_container,
 )
 from impasse.infra.services import (
+    EnvironmentSetupError,
     active_local_services,
     active_sidecars,
     extra_hosts,
@@ -40,10 +41,6 @@ from impasse.infra.services import (
 )
 
 STATE = "/opt/impasse-state"  # seed workspace, pristine tests, base commit (see task.Dockerfile)
-
-
-class EnvironmentSetupError(RuntimeError):
-    """The environment could not be brought into the state the condition asks for."""
 
 
 @dataclass

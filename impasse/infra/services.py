@@ -19,8 +19,9 @@ from impasse.infra.sandbox import Sandbox
 SERVICE_WAIT_SECONDS = 15
 
 
-class ServiceError(RuntimeError):
-    """A service of the task did not come up."""
+class EnvironmentSetupError(RuntimeError):
+    """The environment could not be brought into the state the condition asks for (here: a service
+    of the task did not come up)."""
 
 
 def extra_hosts(condition: Condition) -> dict[str, str]:
@@ -73,4 +74,4 @@ def wait_for_ports(box: Sandbox, services: list[Service], host_of=lambda s: "127
                  f"    if s.connect_ex(({host_of(service)!r},{service.port}))==0: raise SystemExit(0)\n"
                  f"    s.close(); time.sleep(0.1)\nraise SystemExit(1)\n")
         if box.exec_root(f"python3 -c {shlex.quote(check)}", timeout=SERVICE_WAIT_SECONDS + 10).exit_code:
-            raise ServiceError(f"service {service.name} did not come up on port {service.port}")
+            raise EnvironmentSetupError(f"service {service.name} did not come up on port {service.port}")
