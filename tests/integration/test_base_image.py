@@ -17,11 +17,9 @@ from impasse.infra import images
 from impasse.infra.sandbox import SandboxSpec, open_sandbox
 from tests.conftest import default_sigint
 
+from .containers import labelled
+
 pytestmark = pytest.mark.docker
-
-
-def labelled(api, run_id: str) -> list:
-    return api.containers.list(all=True, filters={"label": f"impasse.run_id={run_id}"})
 
 
 def test_agent_is_uid_1000_without_sudo_and_pytest_runs(api, base_image):

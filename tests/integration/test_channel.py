@@ -12,6 +12,7 @@ from impasse.infra.piped import run_with_stdin
 from impasse.infra.sandbox import AGENT_USER, SandboxSpec, SandboxUnavailable, open_sandbox
 from impasse.runs.runner import RunSpec, execute
 
+from .containers import labelled
 from .endpoints import Script, openai_tool_call, serve
 
 pytestmark = pytest.mark.docker
@@ -103,7 +104,7 @@ def test_an_agent_killing_the_channel_ends_the_run_as_a_harness_error(api, tmp_p
     steps = read_run(result.path).steps
     assert result.outcome == "harness_error"
     assert "channel" in steps[-1].harness_error and steps[-1].observations == []
-    assert api.containers.list(all=True, filters={"label": f"impasse.run_id={result.run_id}"}) == []
+    assert labelled(api, result.run_id) == []
 
 
 EDITS = [  # (setup as the agent, or as root after ROOT; arguments): every way edit_file answers

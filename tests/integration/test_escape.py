@@ -11,6 +11,7 @@ import pytest
 from impasse.episode.rundir import read_run
 from impasse.runs.runner import RunSpec, execute
 
+from .containers import labelled
 from .endpoints import Script, openai_tool_call, serve
 
 pytestmark = pytest.mark.docker
@@ -43,7 +44,7 @@ def run_script(api, tmp_path, commands: list[str], seed: int, timeout: int = 20)
 
 
 def no_container(api, run_id: str) -> bool:
-    return api.containers.list(all=True, filters={"label": f"impasse.run_id={run_id}"}) == []
+    return labelled(api, run_id) == []
 
 
 def test_every_attempt_fails_or_is_contained(api, tmp_path):

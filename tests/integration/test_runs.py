@@ -18,6 +18,7 @@ from impasse.episode.rundir import read_run
 from impasse.runs.runner import RunSpec, execute
 from tests.conftest import default_sigint
 
+from .containers import labelled
 from .endpoints import Script, anthropic_tool_use, openai_text, openai_tool_call, serve
 
 pytestmark = pytest.mark.docker
@@ -28,10 +29,6 @@ def run(api, tmp_path, model, condition, **options):
     result = execute(api, RunSpec(model, condition, TASK, out=tmp_path, **options))
     (annotation,) = annotate_paths([result.path]).annotations
     return result, annotation.row
-
-
-def labelled(api, run_id: str) -> list:
-    return api.containers.list(all=True, filters={"label": f"impasse.run_id={run_id}"})
 
 
 @pytest.mark.parametrize("policy,blocked,resolved", [

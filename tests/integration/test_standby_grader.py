@@ -19,6 +19,8 @@ from impasse.runs.runner import default_task
 from impasse.truth.grading import StandbyGrader, capture_worktree, grade, grading_environment
 from impasse.truth.proofs import natural_repair
 
+from .containers import labelled
+
 pytestmark = pytest.mark.docker
 
 
@@ -27,8 +29,7 @@ def labels_for(name: str) -> dict[str, str]:
 
 
 def graders(api, labels: dict[str, str]) -> list:
-    return api.containers.list(all=True, filters={"label": [f"impasse.run_id={labels['impasse.run_id']}",
-                                                            "impasse.role=grader"]})
+    return labelled(api, labels["impasse.run_id"], "impasse.role=grader")
 
 
 @pytest.fixture(scope="module")
