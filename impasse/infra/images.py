@@ -173,10 +173,15 @@ def base_layer(rootfs: str) -> Layer:
                         **in_container_scripts()})
 
 
+# Scripts that ride the external agents' read-only mount (agents/install.py), not the base: a change
+# to them must not rebuild every image.
+AGENT_MOUNT_SCRIPTS = ("impasse_mcp.py", "model_forwarder.py")
+
+
 def in_container_scripts() -> dict[str, Path]:
     """The harness scripts that run inside containers (harness/*.py): only they go into the base, so
     editing an example matrix beside them does not rebuild every image."""
-    return {f"harness/{p.name}": p for p in sorted(HARNESS.glob("*.py"))}
+    return {f"harness/{p.name}": p for p in sorted(HARNESS.glob("*.py")) if p.name not in AGENT_MOUNT_SCRIPTS}
 
 
 @contextlib.contextmanager
