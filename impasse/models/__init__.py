@@ -53,7 +53,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return kind, name
 
 
-def check_spec(spec: str, base_url: str | None = None) -> None:
+def check_spec(spec: str, base_url: str | None = None, key_env: str | None = None) -> None:
     """Refuse, before anything starts, a model that could only fail: an unknown scripted policy, or a
     remote model with neither a key nor an endpoint (a local endpoint may need no key)."""
     kind, name = parse_spec(spec)
@@ -63,19 +63,26 @@ def check_spec(spec: str, base_url: str | None = None) -> None:
             raise ModelSpecError(f"unknown scripted policy {name!r}; known: {', '.join(POLICIES)}")
         return
     vendor = VENDOR[kind]
-    if not (os.environ.get(f"{vendor}_API_KEY") or base_url or os.environ.get(f"{vendor}_BASE_URL")):
-        raise ModelSpecError(f"{spec}: set {vendor}_API_KEY (or give an endpoint with --base-url or "
+    key_var = key_env or f"{vendor}_API_KEY"
+    if key_env and not os.environ.get(key_env):
+        raise ModelSpecError(f"{spec}: its key is to be read from {key_env}, which is not set")
+    if not (os.environ.get(key_var) or base_url or os.environ.get(f"{vendor}_BASE_URL")):
+        raise ModelSpecError(f"{spec}: set {key_var} (or give an endpoint with --base-url or "
                              f"{vendor}_BASE_URL)")
 
 
 def make_model(spec: str, *, context=None, seed: int = 0, base_url: str | None = None,
-               timeout: float = MODEL_TIMEOUT) -> Model:
+               timeout: float = MODEL_TIMEOUT, settings=None, key_env: str | None = None) -> Model:
+    """`settings` (config.ModelSettings) are sent with every request; `key_env` names the variable
+    that holds the key (default <VENDOR>_API_KEY)."""
     kind, name = parse_spec(spec)
     if kind == "scripted":
         from impasse.models.scripted import make_policy
         return make_policy(name, context, seed)
+    from impasse.models.config import ModelSettings
+    settings = settings or ModelSettings()
     if kind == "openai":
         from impasse.models.openai_chat import OpenAIChat
-        return OpenAIChat(name, base_url=base_url, timeout=timeout)
+        return OpenAIChat(name, base_url=base_url, timeout=timeout, settings=settings, key_env=key_env)
     from impasse.models.anthropic_messages import AnthropicMessages
-    return AnthropicMessages(name, base_url=base_url, timeout=timeout)
+    return AnthropicMessages(name, base_url=base_url, timeout=timeout, settings=settings, key_env=key_env)

@@ -27,12 +27,13 @@ def size_pools(workers: int) -> None:
         _workers = workers
 
 
-def make_client(package: str, factory: str, vendor: str, base_url: str | None, timeout: float):
+def make_client(package: str, factory: str, vendor: str, base_url: str | None, timeout: float,
+                key_env: str | None = None):
     try:
         module = importlib.import_module(package)
     except ImportError as err:  # pragma: no cover - the extras are part of the default install
         raise TransportError(f"the {package} package is not installed: pip install 'impasse[{package}]'") from err
-    key = os.environ.get(f"{vendor}_API_KEY") or "not-needed"
+    key = os.environ.get(key_env or f"{vendor}_API_KEY") or "not-needed"
     url = base_url or os.environ.get(f"{vendor}_BASE_URL") or None
     keepalive = max(module.DEFAULT_CONNECTION_LIMITS.max_keepalive_connections, _workers)
     # The key is part of the cache key (in memory only) so a changed key never reuses a client.
