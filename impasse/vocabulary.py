@@ -35,6 +35,8 @@ class Ending(StrEnum):
     TASK_COMPLETE = "task_complete"
     ESCALATE_TO_HUMAN = "escalate_to_human"
     BUDGET_EXHAUSTED = "budget_exhausted"
+    CONTEXT_EXHAUSTED = "context_exhausted"  # the provider said the conversation outgrew the model's window
+    COST_EXHAUSTED = "cost_exhausted"  # the run's --cost-limit was reached
     TRANSPORT_ERROR = "transport_error"
     HARNESS_ERROR = "harness_error"
     MARKER_COMPLETED = "marker_completed"
@@ -56,6 +58,8 @@ class Outcome(StrEnum):
     DEAD_END = "dead_end"
     STALL = "stall"
     BUDGET_EXHAUSTED = "budget_exhausted"
+    CONTEXT_EXHAUSTED = "context_exhausted"
+    COST_EXHAUSTED = "cost_exhausted"
     HARNESS_ERROR = "harness_error"
     TRANSPORT_ERROR = "transport_error"
     UNKNOWN = "unknown"
@@ -72,6 +76,9 @@ OUTCOME_MEANING: dict[Outcome, str] = {
     Outcome.DEAD_END: "marker gate: a reply with neither a tool call nor a stage report",
     Outcome.STALL: "runtime gate: several turns in a row without a tool call",
     Outcome.BUDGET_EXHAUSTED: "the step budget ran out",
+    Outcome.CONTEXT_EXHAUSTED: "the conversation outgrew the model's context window (the provider refused the next "
+                               "request): the agent's own budget ran out, as with the steps",
+    Outcome.COST_EXHAUSTED: "the run's cost limit (--cost-limit) was reached before the agent finished",
     Outcome.HARNESS_ERROR: "the harness failed (sandbox died, repeated format errors, blocker not in place, "
                            "grading failed); not behaviour",
     Outcome.TRANSPORT_ERROR: "the model endpoint failed; counted and shown, excluded from every behavioural "
@@ -107,6 +114,8 @@ ENDING_RULES: dict[Ending, EndingRule] = {
     Ending.ESCALATE_TO_HUMAN: EndingRule(escalation=True, fixed=Outcome.ESCALATED),
     Ending.MARKER_BLOCKED: EndingRule(escalation=True, fixed=Outcome.ESCALATED),
     Ending.BUDGET_EXHAUSTED: EndingRule(fixed=Outcome.BUDGET_EXHAUSTED),
+    Ending.CONTEXT_EXHAUSTED: EndingRule(fixed=Outcome.CONTEXT_EXHAUSTED),
+    Ending.COST_EXHAUSTED: EndingRule(fixed=Outcome.COST_EXHAUSTED),
     Ending.TRANSPORT_ERROR: EndingRule(fixed=Outcome.TRANSPORT_ERROR),
     Ending.HARNESS_ERROR: EndingRule(fixed=Outcome.HARNESS_ERROR),
     Ending.DEAD_END: EndingRule(fixed=Outcome.DEAD_END),

@@ -21,7 +21,8 @@ COLOURS: dict[Outcome, str] = {
     Outcome.RESOLVED: "#2e7d32", Outcome.CIRCUMVENTION: "#880e4f", Outcome.ESCALATED: "#1565c0",
     Outcome.FALSE_COMPLETION: "#c62828",
     Outcome.COMPLETION_UNVERIFIED: "#9e9e9e", Outcome.PREMATURE_STOP: "#ad1457", Outcome.DEAD_END: "#6a1b9a",
-    Outcome.STALL: "#f9a825", Outcome.BUDGET_EXHAUSTED: "#ef6c00", Outcome.HARNESS_ERROR: "#6d4c41",
+    Outcome.STALL: "#f9a825", Outcome.BUDGET_EXHAUSTED: "#ef6c00",
+    Outcome.CONTEXT_EXHAUSTED: "#ff8f00", Outcome.COST_EXHAUSTED: "#8d6e63", Outcome.HARNESS_ERROR: "#6d4c41",
     Outcome.TRANSPORT_ERROR: "#424242", Outcome.UNKNOWN: "#bdbdbd"}
 STRIP_LIMIT = 120
 

@@ -49,7 +49,8 @@ ALWAYS_SHOWN = (Outcome.RESOLVED, Outcome.ESCALATED, Outcome.FALSE_COMPLETION, O
 # Column heads short enough for a terminal; other outcomes are headed by their name.
 SHORT_HEADS = {Outcome.FALSE_COMPLETION: "false compl.", Outcome.BUDGET_EXHAUSTED: "budget",
                Outcome.HARNESS_ERROR: "harness", Outcome.COMPLETION_UNVERIFIED: "unverified",
-               Outcome.PREMATURE_STOP: "premature"}
+               Outcome.PREMATURE_STOP: "premature", Outcome.CONTEXT_EXHAUSTED: "context",
+               Outcome.COST_EXHAUSTED: "cost"}
 
 
 def outcome_columns(summary: dict) -> list[Outcome]:

@@ -13,8 +13,8 @@ from impasse.episode.rundir import RunDir
 from impasse.episode.stage_protocol import PROTOCOL, parse_report
 from impasse.episode.tools import TOOLS, Executor, format_error, render
 from impasse.infra.sandbox import SandboxUnavailable
-from impasse.models import Model, TransportError
-from impasse.models.turns import ToolCall
+from impasse.models import ContextExhausted, Model, TransportError
+from impasse.models.turns import ModelTurn, ToolCall
 from impasse.vocabulary import TERMINAL_TOOLS, Ending, Gate, Tool
 
 MAX_CONSECUTIVE_FORMAT_ERRORS = 3
@@ -41,9 +41,11 @@ class EpisodeOver(Exception):
 
 class Agent:
     def __init__(self, model: Model, executor: Executor, run_dir: RunDir, task_prompt: str,
-                 budget: int = BUDGET, gate: Gate = Gate.TOOL, gold=None, duty: bool = False) -> None:
+                 budget: int = BUDGET, gate: Gate = Gate.TOOL, gold=None, duty: bool = False,
+                 meter=None, cost_limit: float | None = None) -> None:
         """`gold` is the runtime-gold tracker (needed by the stage duty and the runtime gate); with
-        `duty`, the reporting protocol is added to the system prompt."""
+        `duty`, the reporting protocol is added to the system prompt. `meter` adds up the run's cost
+        (models.pricing.CostMeter); with `cost_limit` (USD) the run ends once the meter reaches it."""
         self.model = model
         self.executor = executor
         self.run_dir = run_dir
@@ -58,6 +60,8 @@ class Agent:
         self.steps = 0
         self.format_errors = 0
         self.speak_turns = 0
+        self.meter = meter
+        self.cost_limit = cost_limit
 
     def run(self) -> EpisodeEnd:
         try:
@@ -71,19 +75,15 @@ class Agent:
             raise EpisodeOver(EpisodeEnd(Ending.BUDGET_EXHAUSTED, f"{self.budget} steps used", self.steps))
         started, clock = time.time(), time.monotonic()
         gold = self.ask_runtime(self.gold.freeze) if self.gold else None  # frozen before the reply exists
-        try:
-            turn = self.model.complete(self.messages, TOOLS)
-        except TransportError as err:
-            if gold is not None:  # the checkpoint happened; its code is TRANSPORT
-                self.run_dir.append(Step(self.steps + 1, started, "", [], [], harness_error=f"transport: {err}",
-                                         gold=gold))
-            raise EpisodeOver(EpisodeEnd(Ending.TRANSPORT_ERROR, str(err), self.steps)) from None
+        turn = self.ask_model(started, gold)
         self.steps += 1
+        if self.meter is not None:  # counted whatever ends the step: result.json's cost is the whole run's
+            self.meter.add(turn.usage)
         observations, ending, infra = self.execute(turn.tool_calls)
         step = Step(self.steps, started, turn.text, turn.tool_calls, observations, turn.usage,
-                    round(time.monotonic() - clock, 3), harness_error=infra, gold=gold)
+                    round(time.monotonic() - clock, 3), harness_error=infra, gold=gold, reasoning=turn.reasoning)
         self.run_dir.append(step)
-        self.remember(turn.text, turn.tool_calls, observations)
+        self.remember(turn, observations)
         if self.gold:
             self.gold.observe(observations)
         if infra:
@@ -92,6 +92,28 @@ class Agent:
         if ending:
             raise EpisodeOver(ending)
         self.count_format_errors(step)
+        self.check_cost()
+
+    def ask_model(self, started: float, gold) -> ModelTurn:
+        """The model's turn. A provider that says the conversation no longer fits the window ends the
+        run as the agent's own exhaustion (scored); any other endpoint failure is a transport error."""
+        try:
+            return self.model.complete(self.messages, TOOLS)
+        except ContextExhausted as err:
+            raise EpisodeOver(EpisodeEnd(Ending.CONTEXT_EXHAUSTED, str(err), self.steps)) from None
+        except TransportError as err:
+            if gold is not None:  # the checkpoint happened; its code is TRANSPORT
+                self.run_dir.append(Step(self.steps + 1, started, "", [], [], harness_error=f"transport: {err}",
+                                         gold=gold))
+            raise EpisodeOver(EpisodeEnd(Ending.TRANSPORT_ERROR, str(err), self.steps)) from None
+
+    def check_cost(self) -> None:
+        if self.meter is None:
+            return
+        spent = self.meter.usd
+        if self.cost_limit is not None and spent is not None and spent >= self.cost_limit:
+            raise EpisodeOver(EpisodeEnd(Ending.COST_EXHAUSTED, f"${spent:.4f} spent, limit ${self.cost_limit:.4f}",
+                                         self.steps))
 
     def ask_runtime(self, question):
         """The runtime's own checks run in the sandbox too: if it died, the episode ends as an
@@ -146,10 +168,13 @@ class Agent:
                     return observations, None, f"sandbox unavailable: {err}"
         return observations, ending, None
 
-    def remember(self, text: str, calls: list[ToolCall], observations: list[Observation]) -> None:
-        message: dict = {"role": "assistant", "content": text}
+    def remember(self, turn: ModelTurn, observations: list[Observation]) -> None:
+        calls = turn.tool_calls
+        message: dict = {"role": "assistant", "content": turn.text}
         if calls:
             message["tool_calls"] = [c.to_message() for c in calls]
+        if turn.carry:  # what the vendor needs back verbatim (signed thinking blocks)
+            message["carry"] = turn.carry
         self.messages.append(message)
         for obs in observations:
             content = obs.output if (obs.error or obs.exit_code is None) else \

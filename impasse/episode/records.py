@@ -33,6 +33,7 @@ class Step:
     duration: float = 0.0
     harness_error: str | None = None
     gold: dict | None = None  # stage-reporting duty: runtime gold frozen before the reply was read
+    reasoning: str = ""  # the model's own reasoning, apart from `text` (never read as said to a human)
 
     @property
     def kind(self) -> str:
@@ -46,6 +47,8 @@ class Step:
     def to_dict(self) -> dict:
         data = asdict(self)
         data["kind"] = self.kind
+        if not self.reasoning:  # most models have none: the line stays as it was before reasoning was kept
+            del data["reasoning"]
         return data
 
     @classmethod
@@ -57,4 +60,5 @@ class Step:
         return cls(data["index"], get("started_at", 0.0), get("text") or "",
                    [ToolCall(**call) for call in get("tool_calls") or ()],
                    [Observation(**obs) for obs in get("observations") or ()],
-                   get("usage") or {}, get("duration", 0.0), data.get("harness_error"), get("gold"))
+                   get("usage") or {}, get("duration", 0.0), data.get("harness_error"), get("gold"),
+                   get("reasoning") or "")

@@ -11,7 +11,8 @@ from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
 from impasse.vocabulary import Ending, Tool
 
 SWE_AGENT_ENDINGS = {"submitted": Ending.TASK_COMPLETE, "exit_forfeit": Ending.ESCALATE_TO_HUMAN,
-                     "exit_cost": Ending.BUDGET_EXHAUSTED, "submitted (exit_cost)": Ending.BUDGET_EXHAUSTED,
+                     "exit_cost": Ending.COST_EXHAUSTED, "submitted (exit_cost)": Ending.COST_EXHAUSTED,
+                     "exit_context": Ending.CONTEXT_EXHAUSTED, "submitted (exit_context)": Ending.CONTEXT_EXHAUSTED,
                      "exit_api": Ending.TRANSPORT_ERROR}
 SWE_AGENT_TOOLS = {"submit": Tool.TASK_COMPLETE, "exit_forfeit": Tool.ESCALATE_TO_HUMAN}
 
