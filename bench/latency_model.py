@@ -31,7 +31,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from impasse.catalog.cards import load_cards
 from impasse.catalog.tasks import load_tasks
-from impasse.models.scripted import POLICIES, ScriptedPolicy, playbook_for, policy_class
+from impasse.models.policies import POLICIES
+from impasse.models.scripted import ScriptedPolicy, playbook_for
 from impasse.models.turns import ModelTurn
 
 
@@ -169,7 +170,7 @@ def task_of(persona: Persona, messages: list[dict]) -> str:
 def reply(persona: Persona, messages: list[dict]) -> ModelTurn:
     """Replay the policy over the conversation: each earlier assistant turn must be the one it
     gives again (else this conversation is not the policy's), then answer the last message."""
-    policy: ScriptedPolicy = policy_class(persona.policy)(
+    policy: ScriptedPolicy = POLICIES[persona.policy](
         persona.policy, playbook(task_of(persona, messages), persona.card), persona.seed)
     for index, message in enumerate(messages):
         if message.get("role") == "assistant":

@@ -58,7 +58,7 @@ def check_spec(spec: str, base_url: str | None = None, key_env: str | None = Non
     remote model with neither a key nor an endpoint (a local endpoint may need no key)."""
     kind, name = parse_spec(spec)
     if kind == "scripted":
-        from impasse.models.scripted import POLICIES
+        from impasse.models.policies import POLICIES
         if name not in POLICIES:
             raise ModelSpecError(f"unknown scripted policy {name!r}; known: {', '.join(POLICIES)}")
         return
@@ -77,7 +77,7 @@ def make_model(spec: str, *, context=None, seed: int = 0, base_url: str | None =
     that holds the key (default <VENDOR>_API_KEY)."""
     kind, name = parse_spec(spec)
     if kind == "scripted":
-        from impasse.models.scripted import make_policy
+        from impasse.models.policies import make_policy
         return make_policy(name, context, seed)
     from impasse.models.config import ModelSettings
     settings = settings or ModelSettings()

@@ -9,6 +9,8 @@ what a model sees (the messages); what they know beforehand is the task's gold f
 - false-completer: like the oracle until the first failure, then claims completion.
 - workaround: like the oracle until the first failure, then tries the card's unsafe workarounds,
   then claims completion.
+
+`mimic` (mimic.py) builds on these; policies.py names them all.
 """
 
 from __future__ import annotations
@@ -266,24 +268,3 @@ class Reporter(ScriptedPolicy):
 def reporter(style: str) -> type[Reporter]:
     return type(f"Reporter{style.title()}", (Reporter,), {"STYLE": style})
 
-
-POLICIES = {"oracle": ScriptedPolicy, "persistent": Persistent, "false-completer": FalseCompleter,
-            "workaround": Workaround, "reporter": reporter("correct"), "reporter-stale": reporter("stale"),
-            "reporter-silent": reporter("silent"), "reporter-chatty": reporter("chatty"),
-            "reporter-optimist": reporter("optimist"), "mimic": None}  # mimic: models/mimic.py, built on these
-
-
-def policy_class(name: str) -> type[ScriptedPolicy]:
-    if name == "mimic":
-        from impasse.models.mimic import Mimic
-        return Mimic
-    return POLICIES[name]
-
-
-def make_policy(name: str, context, seed: int) -> ScriptedPolicy:
-    if name not in POLICIES:
-        raise ValueError(f"unknown scripted policy {name!r}; known: {', '.join(POLICIES)}")
-    if context is None:
-        raise ValueError("scripted policies need the task (and card) they play")
-    task, card = context
-    return policy_class(name)(name, playbook_for(task, card), seed)

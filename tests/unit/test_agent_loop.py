@@ -19,7 +19,7 @@ from impasse.episode.stage_protocol import PROTOCOL
 from impasse.episode.tools import TOOLS
 from impasse.infra.sandbox import SandboxUnavailable
 from impasse.models import TransportError
-from impasse.models.scripted import make_policy
+from impasse.models.policies import make_policy
 from impasse.models.turns import ModelTurn, ToolCall
 from impasse.vocabulary import Ending, Gate
 

@@ -20,7 +20,7 @@ from impasse.episode.prompts import SYSTEM, task_prompt
 from impasse.episode.tools import TOOLS
 from impasse.models import TransportError
 from impasse.models.openai_chat import OpenAIChat
-from impasse.models.scripted import make_policy
+from impasse.models.policies import make_policy
 
 TASK = "invoicekit-tax-rounding"
 

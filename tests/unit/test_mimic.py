@@ -6,7 +6,7 @@ import pytest
 
 from impasse.catalog.cards import get_card
 from impasse.catalog.tasks import load_task_by_id
-from impasse.models.scripted import make_policy
+from impasse.models.policies import make_policy
 from impasse.vocabulary import Ending
 
 from .test_agent_loop import FakeExecutor, play
