@@ -6,6 +6,17 @@ from dataclasses import dataclass, field
 
 OTHER = "other"  # Action.tool of a call that is neither a command, a file edit nor an ending
 
+# What a tool is, whatever a harness calls it (Action.kind, Obs.kind; docs/metrics.md "Foreign tool
+# kinds"): the onset rules read a blocker string differently in a command's output than in the text
+# of a file the agent read or a listing it asked for.
+COMMAND = "command"  # runs a command: bash, Bash, exec_command, shell, PowerShell …
+READ = "read"  # returns a file's or a page's text: Read, view, web fetch …
+LIST = "list"  # returns matches or names: Grep, Glob, LS, find_file …
+WRITE = "write"  # changes a file: edit_file, Edit, Write, apply_patch …
+ASK = "ask"  # asks a human: escalate_to_human, AskUserQuestion …
+KINDS = (COMMAND, READ, LIST, WRITE, ASK, OTHER)
+TOOL_KINDS = {"bash": COMMAND, "edit_file": WRITE, "escalate_to_human": ASK}  # impasse's own tools
+
 
 @dataclass(slots=True)
 class Action:
@@ -14,6 +25,11 @@ class Action:
     path: str = ""  # edit_file target
     content: str = ""  # edit_file new text
     message: str = ""  # task_complete summary / escalate_to_human reason
+    kind: str = ""  # one of KINDS; left empty, the kind of impasse's own tool (`tool`)
+
+    def __post_init__(self):
+        if not self.kind:
+            self.kind = TOOL_KINDS.get(self.tool, OTHER)
 
 
 @dataclass(slots=True)
@@ -24,18 +40,19 @@ class Obs:
     executed: bool = True
     timed_out: bool = False
     sensors: dict | None = None  # runtime sensors' deltas (our own runs only)
+    kind: str = COMMAND  # the kind of the call it answers (KINDS)
 
 
 def obs_from_dict(o: dict) -> Obs:
     """An observation as impasse writes it (steps.jsonl, the atlas fixtures) in the normal form."""
     return Obs(o["output"], o["exit_code"], o.get("injected"), o.get("executed", True), o.get("timed_out", False),
-               o.get("sensors"))
+               o.get("sensors"), TOOL_KINDS.get(o.get("tool", "bash"), OTHER))
 
 
 def obs_of(observation) -> Obs:
     """An observation of impasse's own episode (episode.records.Observation) in the normal form."""
     return Obs(observation.output, observation.exit_code, observation.injected, observation.executed,
-               observation.timed_out, observation.sensors)
+               observation.timed_out, observation.sensors, TOOL_KINDS.get(observation.tool, OTHER))
 
 
 @dataclass(slots=True)

@@ -48,9 +48,9 @@ def test_openhands_events():
 
 def test_claude_code_session():
     t = load_foreign(SAMPLES / "claude-code-session.jsonl")
-    jq, fix, read, last = t.steps  # one step per message id; the sidechain line is left out
+    jq, fix, read, last = t.steps  # one step per run of assistant entries; the sidechain line is left out
     assert jq.actions[0].command == "jq . data.json" and jq.text == "I'll format the file with jq."
-    assert jq.observations[0].exit_code is None and "jq: command not found" in jq.observations[0].output
+    assert jq.observations[0].exit_code == 127 and "jq: command not found" in jq.observations[0].output
     assert tools(fix) == [Tool.BASH, Tool.EDIT_FILE] and fix.actions[1].content == "print("
     assert [o.output for o in fix.observations][1] == "The file /work/app/app.py has been updated."
     assert tools(read) == ["other"] and read.observations[0].output.startswith("     1→print")

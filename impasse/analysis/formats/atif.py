@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from impasse.analysis.formats.common import ImportProblem, text_of
-from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.analysis.formats.common import ImportProblem, text_of, tool_kind
+from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
 from impasse.vocabulary import TERMINAL_TOOLS, Tool, ending_of
 
 ATIF_TOOLS = {Tool.TASK_COMPLETE: Tool.TASK_COMPLETE, "submit": Tool.TASK_COMPLETE,
@@ -22,7 +22,10 @@ def atif_action(call: dict) -> Action:
         return Action(ATIF_TOOLS[name], message=str(arguments.get("summary") or arguments.get("reason") or ""))
     if name == Tool.EDIT_FILE:
         return Action(Tool.EDIT_FILE, path=str(arguments.get("path", "")), content=str(arguments.get("new_str", "")))
-    return Action(Tool.BASH, command=str(arguments.get("command", json.dumps(arguments))))
+    # another harness's tool: run as a command (what impasse did before kinds), but of its own kind
+    kind = tool_kind(name, arguments)
+    return Action(Tool.BASH, command=str(arguments.get("command", json.dumps(arguments))),
+                  kind=COMMAND if kind == OTHER else kind)
 
 
 def from_atif(data: dict, path: Path) -> NTrajectory:
@@ -35,12 +38,13 @@ def from_atif(data: dict, path: Path) -> NTrajectory:
         results = {r.get("source_call_id"): r for r in (entry.get("observation") or {}).get("results", [])}
         actions, observations = [], []
         for call in entry.get("tool_calls") or []:
-            actions.append(atif_action(call))
+            action = atif_action(call)
+            actions.append(action)
             result = results.get(call.get("tool_call_id"))
             if result is not None:
                 extra = result.get("extra") or {}
                 observations.append(Obs(text_of(result.get("content")), extra.get("exit_code"),
-                                        extra.get("injected")))
+                                        extra.get("injected"), kind=action.kind))
         steps.append(NStep(len(steps) + 1, entry.get("message") or "", actions, observations))
     extra = (data.get("extra") or {}).get("impasse", {})
     last = [a.tool for s in steps[-1:] for a in s.actions]

@@ -1,23 +1,28 @@
-"""Claude Code session transcripts (`~/.claude/projects/…/<session>.jsonl`): one step per assistant
-turn (the lines of one API message, which Claude Code writes one content block per line, share a
-`message.id`), its actions the turn's `tool_use` blocks, its observations the `tool_result` blocks
-that answer them. Sidechain (sub-agent) lines, user prompts and the harness's own synthetic
-messages are not steps."""
+"""Claude Code session transcripts (`~/.claude/projects/…/<session>.jsonl`), stepped as LABELING.md
+rule 5 says: only `assistant` and `user` entries count (bookkeeping lines and `isMeta` user entries
+are skipped); a step is a maximal run of consecutive assistant entries (Claude Code writes each
+block of one reply as its own entry); its observation is the text of the `tool_result` blocks in the
+user entries that follow, up to the next assistant entry; a plain human prompt ends the run and is
+no observation. Sidechain (sub-agent) entries are skipped in a main session; a file of nothing but
+sidechain entries is a sub-agent's own transcript and is read as a trajectory of its own."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from impasse.analysis.formats.common import ImportProblem, edit_action, other_action, text_of
-from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
 from impasse.vocabulary import Ending, Tool
 
 SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code writes itself (API errors, interruptions)
+EXIT_LINE = re.compile(r"^Exit code (-?\d+)\b")  # how a failed Bash result begins
+FAILED_STATUS_UNKNOWN = 1  # `is_error` without an `Exit code N` line: it failed, with no status recorded
 
 
 def claude_action(name: str, arguments) -> Action:
     args = arguments if isinstance(arguments, dict) else {"raw": arguments}
-    if name == "Bash":
+    if name in ("Bash", "PowerShell"):
         return Action(Tool.BASH, command=str(args.get("command", "")))
     if name in ("Edit", "Write"):
         return edit_action(args.get("file_path"), args.get("new_string", args.get("content")))
@@ -29,48 +34,74 @@ def claude_action(name: str, arguments) -> Action:
     return other_action(name, args)
 
 
-def is_turn(record: dict) -> bool:
-    message = record.get("message")
-    return (record.get("type") == "assistant" and isinstance(message, dict) and not record.get("isSidechain")
-            and message.get("model") != SYNTHETIC)
+def entries_of(records: list[dict]) -> list[dict]:
+    """The entries that make steps: assistant and user entries with a message, not `isMeta`; the
+    main session's alone, unless every one is a sidechain's."""
+    entries = [r for r in records if r.get("type") in ("assistant", "user") and isinstance(r.get("message"), dict)
+               and not r.get("isMeta")]
+    if all(r.get("isSidechain") for r in entries):
+        return entries
+    return [r for r in entries if not r.get("isSidechain")]
 
 
-def claude_steps(records: list[dict]) -> list[NStep]:
+def blocks_of(message: dict) -> list[dict]:
+    content = message.get("content")
+    if isinstance(content, list):
+        if not all(isinstance(b, dict) for b in content):
+            raise TypeError("a message's content holds something other than content blocks")
+        return content
+    return [{"type": "text", "text": content}] if content else []
+
+
+def result_obs(block: dict, kind: str) -> Obs:
+    """A tool_result: its text; `is_error` is a failure, its status the `Exit code N` a failed
+    command's text begins with, else FAILED_STATUS_UNKNOWN; a result without it records no status."""
+    text = text_of(block.get("content"))
+    code = None
+    if block.get("is_error") is True:
+        found = EXIT_LINE.match(text)
+        code = int(found.group(1)) if found else FAILED_STATUS_UNKNOWN
+    return Obs(text, code, kind=kind)
+
+
+def claude_steps(entries: list[dict]) -> list[NStep]:
     steps: list[NStep] = []
-    calls: dict[str, NStep] = {}
-    turn_id = None
-    for record in records:
-        message = record.get("message")
-        if is_turn(record):
-            if steps and message.get("id") is not None and message.get("id") == turn_id:
-                step = steps[-1]
-            else:
-                step = NStep(len(steps) + 1, "")
-                steps.append(step)
-            turn_id = message.get("id")
-            content = message.get("content")
-            for block in content if isinstance(content, list) else [{"type": "text", "text": content}]:
+    kinds: dict[str, str] = {}  # tool_use id → the kind of the tool it called
+    in_reply = False  # the previous entry was an assistant entry of the current step
+    for entry in entries:
+        blocks = blocks_of(entry["message"])
+        if entry["type"] == "assistant":
+            if not in_reply:
+                steps.append(NStep(len(steps) + 1, ""))
+                in_reply = True
+            step = steps[-1]
+            for block in blocks:
                 if block.get("type") == "text" and block.get("text"):
                     step.text = f"{step.text}\n{block['text']}" if step.text else str(block["text"])
                 elif block.get("type") == "tool_use":
-                    step.actions.append(claude_action(str(block.get("name", "")), block.get("input")))
-                    calls[str(block.get("id"))] = step
-        elif record.get("type") == "user" and isinstance(message, dict) and not record.get("isSidechain"):
-            content = message.get("content")
-            for block in content if isinstance(content, list) else []:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    step = calls.get(str(block.get("tool_use_id"))) or (steps[-1] if steps else None)
-                    if step is not None:  # is_error: it failed, with no exit status recorded
-                        step.observations.append(Obs(text_of(block.get("content")), None))
+                    action = claude_action(str(block.get("name", "")), block.get("input"))
+                    step.actions.append(action)
+                    kinds[str(block.get("id"))] = action.kind
+            continue
+        in_reply = False
+        results = [b for b in blocks if b.get("type") == "tool_result"]
+        if not results:  # a plain human prompt: it ends the run and is no observation
+            continue
+        for block in results:
+            if steps:
+                kind = kinds.get(str(block.get("tool_use_id")), OTHER)
+                steps[-1].observations.append(result_obs(block, kind))
     return steps
 
 
 def from_claude_code(records: list[dict], path: Path) -> NTrajectory:
     if not any(r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict) for r in records):
         raise ImportProblem(f"{path}: not a Claude Code session (no user or assistant line with a `message`)")
-    steps = claude_steps(records)
-    model = next((str(r["message"].get("model")) for r in records if is_turn(r) and r["message"].get("model")),
-                 "unknown")
-    session = next((r.get("sessionId") for r in records if r.get("sessionId")), None)
+    entries = entries_of(records)
+    model = next((str(r["message"]["model"]) for r in entries if r["type"] == "assistant"
+                  and r["message"].get("model") not in (None, SYNTHETIC)), "unknown")
+    # a sub-agent's transcript shares its session's id; its own is `agentId`
+    session = next((r.get("agentId") if r.get("isSidechain") and r.get("agentId") else r.get("sessionId")
+                    for r in entries if r.get("sessionId")), None)
     return NTrajectory(run_id=str(session or path.stem), source="claude-code", path=str(path), model=model,
-                       condition=None, task=path.stem, steps=steps, ending=Ending.UNKNOWN)
+                       condition=None, task=path.stem, steps=claude_steps(entries), ending=Ending.UNKNOWN)

@@ -1,7 +1,8 @@
-"""Codex CLI session rollouts (`rollout-*.jsonl`): `response_item` lines (or, in older rollouts,
-the items themselves at top level). A step is one model turn: the assistant messages and tool calls
-the model emitted together, up to the first tool output or user message; the outputs are joined to
-their calls by `call_id`."""
+"""Codex CLI session rollouts (`rollout-*.jsonl`), stepped as LABELING.md rule 6 says: only the
+`response_item` lines (or, in older rollouts, the items themselves at top level); a step is a
+maximal run of model-emitted items (reasoning, assistant messages, tool calls), its observation the
+outputs that follow, up to the next model-emitted item, each unwrapped from Codex's
+`{"output": …, "metadata": …}` JSON; user and developer messages end a run."""
 
 from __future__ import annotations
 
@@ -11,17 +12,22 @@ import shlex
 from pathlib import Path
 
 from impasse.analysis.formats.common import ImportProblem, edit_action, json_arguments, other_action, text_of
-from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
 from impasse.vocabulary import Ending, Tool
 
 ITEM_TYPES = ("message", "reasoning", "function_call", "function_call_output", "local_shell_call",
               "custom_tool_call", "custom_tool_call_output")
 ROLLOUT_TYPES = ("session_meta", "response_item", "turn_context", "event_msg", "compacted")
 CALLS = ("function_call", "local_shell_call", "custom_tool_call")
+MODEL_ITEMS = (*CALLS, "reasoning", "web_search_call")  # and an assistant message
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
 SHELLS = ("shell", "container.exec", "shell_command", "exec_command", "local_shell")
+CODE_MODE = "exec"  # a script that calls the shell tools itself: a command
 PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
 EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)$", re.M)
+FAILED_HEADER = re.compile(r"^(?:Script failed$|execution error: )", re.M)
+HEADER_CHARS = 400  # a status is in the output's header (before `Output:`), never in what the command printed
+FAILED_STATUS_UNKNOWN = 1  # a failure the format records without its status
 
 
 def items_of(records: list[dict]) -> list[dict]:
@@ -58,6 +64,8 @@ def codex_actions(item: dict) -> list[Action]:
     if item["type"] == "custom_tool_call":
         if name == "apply_patch":
             return patch_actions(str(item.get("input", "")))
+        if name == CODE_MODE:
+            return [Action(Tool.BASH, command=str(item.get("input", "")))]
         return [other_action(name, item.get("input"))]
     args = json_arguments(item.get("arguments"))
     if name == "apply_patch":
@@ -70,46 +78,69 @@ def codex_actions(item: dict) -> list[Action]:
     return [other_action(name, args)]
 
 
-def observation_of(output) -> Obs:
-    """`{"output": …, "metadata": {"exit_code": N}}` as a JSON string (or object); newer rollouts
-    write text with an `Exit code: N` / `Process exited with code N` line; else no exit status."""
-    payload = output
+def unwrapped(output):
+    """An output that is itself the JSON string `{"output": …, "metadata": …}` as that object."""
     if isinstance(output, str) and output.startswith("{"):
         try:
-            payload = json.loads(output)
+            return json.loads(output)
         except json.JSONDecodeError:
-            payload = output
+            return output
+    return output
+
+
+def observation_of(output, kind: str = COMMAND) -> Obs:
+    """`{"output": …, "metadata": {"exit_code": N}}` (a JSON string or an object) gives the output and
+    its status; a text output gives the status its header says: `Exit code: N` (shell_command),
+    `Process exited with code N` (unified exec), `Script failed` (code mode) or Codex's own
+    `execution error: …` (the sandbox could not start the process) being a failure with no status
+    recorded (FAILED_STATUS_UNKNOWN); else none."""
+    payload = unwrapped(output)
     if isinstance(payload, dict) and "output" in payload:
         code = (payload.get("metadata") or {}).get("exit_code")
-        return Obs(text_of(payload["output"]), code if isinstance(code, int) else None)
+        return Obs(text_of(payload["output"]), code if isinstance(code, int) else None, kind=kind)
     text = text_of(payload.get("content") if isinstance(payload, dict) else payload)
-    found = EXIT_LINE.search(text)
-    return Obs(text, int(found.group(1)) if found else None)
+    return Obs(text, exit_status(text), kind=kind)
+
+
+def exit_status(text: str) -> int | None:
+    head = text.split("\nOutput:", 1)[0][:HEADER_CHARS]
+    found = EXIT_LINE.search(head)
+    if found:
+        return int(found.group(1))
+    return FAILED_STATUS_UNKNOWN if FAILED_HEADER.match(head) else None
+
+
+def is_model_item(item: dict) -> bool:
+    kind = item.get("type")
+    return kind in MODEL_ITEMS or (kind == "message" and item.get("role") == "assistant")
 
 
 def codex_steps(items: list[dict]) -> list[NStep]:
+    """LABELING.md rule 6: a step is a maximal run of model-emitted items; the outputs that follow,
+    up to the next model-emitted item, are its observation; a user or developer message ends the
+    run and is no observation."""
     steps: list[NStep] = []
-    calls: dict[str, NStep] = {}
-    open_turn = False
+    kinds: dict[str, str] = {}  # call_id → the kind of the tool it called
+    in_run = False
     for item in items:
         kind = item.get("type")
-        is_model = kind in CALLS or kind == "reasoning" or (kind == "message" and item.get("role") == "assistant")
-        if is_model and kind != "reasoning" and not open_turn:
-            steps.append(NStep(len(steps) + 1, ""))
-            open_turn = True
-        if kind == "message" and item.get("role") == "assistant":
-            text = text_of(item.get("content"))
-            steps[-1].text = f"{steps[-1].text}\n{text}" if steps[-1].text else text
-        elif kind in CALLS:
-            steps[-1].actions.extend(codex_actions(item))
-            calls[str(item.get("call_id") or item.get("id"))] = steps[-1]
-        elif kind in OUTPUTS:
-            step = calls.get(str(item.get("call_id"))) or (steps[-1] if steps else None)
-            if step is not None:
-                step.observations.append(observation_of(item.get("output")))
-            open_turn = False
-        elif kind == "message":  # a user or developer message ends the turn; it is not an observation
-            open_turn = False
+        if is_model_item(item):
+            if not in_run:
+                steps.append(NStep(len(steps) + 1, ""))
+                in_run = True
+            step = steps[-1]
+            if kind == "message":
+                text = text_of(item.get("content"))
+                step.text = f"{step.text}\n{text}" if step.text else text
+            elif kind in CALLS:
+                actions = codex_actions(item)
+                step.actions.extend(actions)
+                kinds[str(item.get("call_id") or item.get("id"))] = actions[0].kind if actions else OTHER
+            continue
+        in_run = False
+        if kind in OUTPUTS and steps:
+            call_kind = kinds.get(str(item.get("call_id")), OTHER)
+            steps[-1].observations.append(observation_of(item.get("output"), call_kind))
     return steps
 
 

@@ -7,12 +7,44 @@ import json
 import re
 from pathlib import Path
 
-from impasse.analysis.normal_form import OTHER, Action
+from impasse.analysis.normal_form import ASK, COMMAND, LIST, OTHER, READ, WRITE, Action
 from impasse.vocabulary import Tool
 
 COMPLETE_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 BASH_BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.S)
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+
+
+# Foreign tools by what they do (docs/metrics.md, "Foreign tool kinds"), by lower-cased name: Claude
+# Code's, Codex CLI's, OpenHands', SWE-agent's and the common MCP/editor tools'. A name not here is
+# `other`; an MCP tool (`mcp__server__name`) is looked up by its last part.
+KIND_OF_TOOL = {
+    **dict.fromkeys(("bash", "bashoutput", "powershell", "shell", "shell_command", "exec_command", "write_stdin",
+                     "container.exec", "local_shell", "local_shell_call", "run", "run_ipython", "execute_bash",
+                     "execute_command", "run_command", "run_terminal_cmd", "terminal", "cmd", "exec", "wait"), COMMAND),
+    **dict.fromkeys(("read", "notebookread", "read_file", "view", "view_file", "view_image", "open", "goto",
+                     "scroll_up", "scroll_down", "cat", "webfetch", "web_fetch", "websearch", "web_search",
+                     "web_search_call", "browse", "browse_interactive", "fetch", "read_mcp_resource"), READ),
+    **dict.fromkeys(("grep", "glob", "ls", "list", "list_dir", "list_files", "list_directory", "find", "find_file",
+                     "search_dir", "search_file", "file_search", "codebase_search", "grep_search",
+                     "list_mcp_resources"), LIST),
+    **dict.fromkeys(("edit", "write", "multiedit", "notebookedit", "edit_file", "write_file", "create",
+                     "create_file", "str_replace", "insert", "apply_patch", "str_replace_based_edit_tool"), WRITE),
+    **dict.fromkeys(("askuserquestion", "ask_user", "ask_human", "request_user_input", "escalate_to_human",
+                     "exit_forfeit", "ask_followup_question"), ASK),
+}
+# An editor tool whose `command` argument says which it is (str_replace_editor / str_replace_based_edit_tool).
+EDITOR_COMMANDS = {"view": READ, "create": WRITE, "str_replace": WRITE, "insert": WRITE, "undo_edit": WRITE}
+
+
+def tool_kind(name: str, arguments=None) -> str:
+    """What a foreign tool is (command / read / list / write / ask / other), by its name; an editor
+    tool by the `command` it was given."""
+    key = str(name or "").strip().lower().rsplit("__", 1)[-1]
+    if key in ("str_replace_editor", "str_replace_based_edit_tool", "file_editor", "editor"):
+        command = arguments.get("command") if isinstance(arguments, dict) else None
+        return EDITOR_COMMANDS.get(str(command), WRITE)
+    return KIND_OF_TOOL.get(key, OTHER)
 
 
 class ImportProblem(ValueError):
@@ -55,7 +87,7 @@ def text_of(content) -> str:
 
 def bash_action(command: str) -> Action:
     if any(marker in command for marker in COMPLETE_MARKERS):
-        return Action(Tool.TASK_COMPLETE, command=command, message=command)
+        return Action(Tool.TASK_COMPLETE, command=command, message=command, kind=COMMAND)
     return Action(Tool.BASH, command=command)
 
 
@@ -66,7 +98,8 @@ def edit_action(path, content) -> Action:
 def other_action(name: str, arguments) -> Action:
     """A call that is neither a command nor an edit (read, search, browse, plan…): its name and
     input as JSON, so that workaround patterns can still see what it asked for."""
-    return Action(OTHER, command=json.dumps({"name": name, "input": arguments}, ensure_ascii=False))
+    return Action(OTHER, command=json.dumps({"name": name, "input": arguments}, ensure_ascii=False),
+                  kind=tool_kind(name, arguments))
 
 
 def json_arguments(raw) -> dict:

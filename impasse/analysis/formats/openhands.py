@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from impasse.analysis.formats.common import ImportProblem, edit_action, other_action, text_of
-from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.analysis.formats.common import ImportProblem, edit_action, other_action, text_of, tool_kind
+from impasse.analysis.normal_form import COMMAND, OTHER, WRITE, Action, NStep, NTrajectory, Obs
 from impasse.vocabulary import Ending, Tool
 
 NOT_STEPS = ("system", "recall")
 SPOKEN = ("message", "think")  # the agent's own words: a step's text, not an action
 EDITS = ("create", "str_replace", "insert", "edit", "write")
+OBSERVATION_KINDS = {"run": COMMAND, "run_ipython": COMMAND, "edit": WRITE, "write": WRITE}  # else by tool_kind
 
 
 def is_step(event: dict) -> bool:
@@ -42,6 +43,13 @@ def exit_code_of(event: dict) -> int | None:
     return code if isinstance(code, int) and code != -1 else None
 
 
+def observation_kind(event: dict) -> str:
+    """What produced an observation, by its `observation` type (`run`, `read`, `edit`, `browse`…);
+    an `error` or `agent_state_changed` observation is none of the kinds."""
+    name = str(event.get("observation") or "")
+    return OBSERVATION_KINDS.get(name) or tool_kind(name) if name else OTHER
+
+
 def model_of(events: list[dict]) -> str:
     for event in events:
         response = (event.get("tool_call_metadata") or {}).get("model_response") or {}
@@ -66,7 +74,7 @@ def from_openhands(data, path: Path) -> NTrajectory:
         elif "observation" in event and steps:
             content, code = text_of(event.get("content")), exit_code_of(event)
             if content or code is not None:
-                steps[-1].observations.append(Obs(content, code))
+                steps[-1].observations.append(Obs(content, code, kind=observation_kind(event)))
     if not steps and not any("action" in e or "observation" in e for e in events):
         raise ImportProblem(f"{path}: not an OpenHands event list (no event has an `action` or `observation`)")
     ending = Ending.TASK_COMPLETE if last_kind == "finish" else Ending.UNKNOWN
