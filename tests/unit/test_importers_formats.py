@@ -167,4 +167,4 @@ def test_swe_agent_empty_last_element_is_a_step(tmp_path):
         {"action": "ls\n", "observation": "a.py", "thought": "look"},
         {"action": "", "observation": "", "thought": ""}]}
     t = load_foreign(put(tmp_path, "c.traj", json.dumps(data)))
-    assert t.length == 2 and tools(t.steps[1]) == [] and t.ending == Ending.HARNESS_ERROR
+    assert t.length == 2 and tools(t.steps[1]) == [] and t.ending == Ending.CONTEXT_EXHAUSTED

@@ -95,3 +95,14 @@ def test_openhands_observations_carry_their_kind():
     assert [o.kind for o in run.observations] == [COMMAND] and [a.kind for a in read.actions] == [READ]
     assert [o.kind for o in edit.observations] == [WRITE] and [o.kind for o in read.observations] == [READ]
     assert [o.kind for o in think.observations] == [OTHER]
+
+
+def test_swe_agent_own_tools_have_kinds_and_shell_commands_are_commands(tmp_path):
+    entries = [{"action": a, "observation": "x", "thought": ""} for a in
+               ("open src/app.py", "find_file errors.md", "str_replace_editor view /w/a.py",
+                "str_replace_editor create /w/b.py --file_text x", "cat /w/a.py", "ls -la", "submit")]
+    path = tmp_path / "r.traj"
+    path.write_text(json.dumps({"info": {"exit_status": "submitted"}, "history": [], "trajectory": entries}))
+    t = load_foreign(path)
+    assert [s.actions[0].kind for s in t.steps] == [READ, LIST, READ, WRITE, COMMAND, COMMAND, OTHER]
+    assert [s.observations[0].kind for s in t.steps] == [READ, LIST, READ, WRITE, COMMAND, COMMAND, OTHER]
