@@ -18,15 +18,14 @@ import yaml
 
 from impasse import defaults
 from impasse.catalog.cards import load_cards
-from impasse.catalog.conditions import Condition, make_condition
+from impasse.catalog.conditions import make_condition
 from impasse.catalog.generated import SPLITS
 from impasse.catalog.generated_tasks import find_task, generated_tasks, tasks_of_split
 from impasse.catalog.tasks import Task
-from impasse.episode.rundir import RunDir
-from impasse.infra.layers import ConditionImage
 from impasse.infra.sandbox import reap_stale
-from impasse.runs.executors import EXECUTORS, RunExecutor, make_executor
+from impasse.runs.executors import EXECUTORS, make_executor
 from impasse.runs.runner import RunSpec, run_id_for
+from impasse.runs.seam import Planned, RunExecutor
 from impasse.vocabulary import Duty, Gate
 
 
@@ -57,18 +56,6 @@ class MatrixSpec:
     def run_spec(self, model: str, condition: str, task: str, seed: int) -> RunSpec:
         return RunSpec(model, condition, task, seed, self.budget, self.out, self.base_url, self.tool_timeout,
                        self.model_timeout, self.gate, self.report_duty, self.channel)
-
-
-@dataclass
-class Planned:
-    spec: RunSpec
-    condition: Condition
-    run_id: str
-    staged: ConditionImage | None = None  # set once its image is built
-
-    @property
-    def finished(self) -> bool:
-        return RunDir(self.spec.out / self.run_id).finished
 
 
 @dataclass

@@ -25,15 +25,11 @@ from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from impasse.infra import images
 from impasse.infra.sandbox import reap_runs, reap_stale
-from impasse.runs.executors import Finished, windowed
 from impasse.runs.runner import RunSpec, execute
-
-if TYPE_CHECKING:
-    from impasse.runs.matrix import Planned
+from impasse.runs.seam import Finished, Planned, windowed
 
 RESOURCE = "docker"  # the custom resource a node with a Docker engine advertises, one unit per episode
 NODE_RETRIES = 3  # a run whose node died is run again elsewhere this many times
