@@ -83,6 +83,15 @@ def run(
     report_duty: Annotated[str | None, typer.Option(help="stage: the stage-reporting duty.")] = None,
     gate: Annotated[str, typer.Option(help="Who ends the episode: " + ", ".join(Gate) + ".")] =
         Gate.TOOL.value,
+    model_arg: Annotated[list[str] | None, typer.Option(
+        help="A model setting KEY=VALUE, repeatable: temperature, max_tokens, reasoning_effort, thinking "
+             "(a budget in tokens), extra_body (a JSON object). Nothing is sent that is not set.")] = None,
+    key_env: Annotated[str | None, typer.Option(help="The environment variable holding the key "
+                                                     "(default OPENAI_API_KEY / ANTHROPIC_API_KEY).")] = None,
+    cost_limit: Annotated[float | None, typer.Option(min=0.0, help="USD; the run ends cost_exhausted once spent.")] =
+        None,
+    prices: Annotated[Path | None, typer.Option(help="A price table (YAML) over the repo's; also IMPASSE_PRICES.")] =
+        None,
 ) -> None:
     """Run one episode: a task under a condition, driven by a model, then the harness's truth."""
     from impasse.infra.images import ImageBuildError
@@ -94,8 +103,12 @@ def run(
     if report_duty is not None and report_duty not in Duty._value2member_map_:
         raise fail(f"--report-duty {report_duty}: unknown; choose one of {', '.join(Duty)}", code=2)
     spec = RunSpec(model, condition, task, seed, budget, out, base_url, tool_timeout, gate=gate,
-                   report_duty=report_duty)
+                   report_duty=report_duty, config=model_config_or_fail(model, model_arg or [], key_env, base_url),
+                   cost_limit=cost_limit, prices=prices)
+    if prices:
+        must_exist([prices], "price table")
     resolve_or_fail(spec)  # a bad card, task or model spec is refused before anything starts
+    preflight_or_fail([spec.model_config], spec.model_timeout)
     must_be_writable(out, "--out", folder=True)
     api = docker_client()
     reap_stale(api)
@@ -113,6 +126,25 @@ def run(
     stdout.print(f"{result.outcome} after {result.steps} steps;{facts}", highlight=False)
     if result.outcome in (Outcome.TRANSPORT_ERROR, Outcome.HARNESS_ERROR):
         raise typer.Exit(1)  # the run did not measure the model: a script must not count it as done
+
+
+def model_config_or_fail(spec: str, args: list[str], key_env: str | None, base_url: str | None):
+    from impasse.models import ModelSpecError, parse_spec
+    from impasse.models.config import ModelConfig, settings_from_args
+    try:
+        parse_spec(spec)
+        return ModelConfig(spec, base_url=base_url, key_env=key_env, settings=settings_from_args(args))
+    except ModelSpecError as err:
+        raise fail(str(err), code=2) from None
+
+
+def preflight_or_fail(configs, timeout: float) -> None:
+    """One cheap request per distinct endpoint before any container: a model that cannot work is one
+    line naming it and the provider's message, exit 2."""
+    from impasse.runs.preflight import preflight
+    refusals = preflight(configs, timeout)
+    if refusals:
+        raise fail("\n".join(map(str, refusals)) + "\nno container was started", code=2)
 
 
 def resolve_or_fail(spec) -> None:

@@ -36,10 +36,12 @@ class KeepsUnknownKeys:
 @dataclass
 class RunMeta(KeepsUnknownKeys):
     run_id: str
-    model: str
+    model: str  # the model's label (its spec, or its name, or its spec with its settings)
     condition: str
     task: str
     seed: int = 0
+    model_config: dict | None = None  # spec, settings, endpoint, key variable (never the key)
+    cost_limit: float | None = None
     budget: int = 0
     gate: str = Gate.TOOL.value
     report_duty: str | None = None
@@ -83,6 +85,7 @@ class RunResult(KeepsUnknownKeys):
     truth: dict | None = None  # truth.final.Truth.to_dict(): grade, integrity, diff, probe
     injections: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
+    cost: dict | None = None  # models.pricing.CostMeter.to_dict(): usd (None: unknown), tokens, price
     finished_at: float | None = None
     extra: dict = field(default_factory=dict)
 

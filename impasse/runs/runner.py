@@ -7,7 +7,7 @@ from __future__ import annotations
 import platform
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import docker
@@ -28,6 +28,8 @@ from impasse.infra.images import Log
 from impasse.infra.injectors import make_injector
 from impasse.infra.layers import ConditionImage, stage
 from impasse.models import check_spec, make_model
+from impasse.models.config import ModelConfig
+from impasse.models.pricing import CostMeter, PriceTable
 from impasse.truth.final import Truth, derive_truth
 from impasse.truth.grading import StandbyGrader
 from impasse.truth.live_gold import GoldTracker
@@ -52,6 +54,14 @@ class RunSpec:
     gate: Gate = Gate.TOOL
     report_duty: Duty | None = None
     channel: bool = True  # the persistent exec channel; False: one docker exec per command
+    config: ModelConfig | None = None  # the model's label, settings, key variable, price (default: the spec alone)
+    cost_limit: float | None = None  # USD; the run ends cost_exhausted once it has spent this much
+    prices: Path | None = None  # a user's price table over the repo's
+
+    @property
+    def model_config(self) -> ModelConfig:
+        config = self.config or ModelConfig(self.model)
+        return config if config.base_url or not self.base_url else replace(config, base_url=self.base_url)
 
 
 @dataclass
@@ -72,7 +82,11 @@ def default_task(card: Card) -> Task:
 
 def resolve(spec: RunSpec) -> Condition:
     try:
-        check_spec(spec.model, spec.base_url)
+        config = spec.model_config
+        check_spec(config.spec, config.base_url, config.key_env)
+        if spec.cost_limit is not None and price_of(spec) is None:
+            raise RunError(f"{config.label}: --cost-limit needs a price, and the price table has none for "
+                           f"{config.spec}: give one (--prices FILE, or `price:` in a matrix file)")
         card = get_card(spec.condition)
         task = find_task(spec.task) if spec.task else default_task(card)
         return make_condition(task, card)
@@ -84,13 +98,21 @@ def model_slug(model: str) -> str:
     return re.sub(r"[^A-Za-z0-9.-]+", "-", model).strip("-")
 
 
+def price_of(spec: RunSpec):
+    config = spec.model_config
+    return PriceTable.load(spec.prices).price(config.spec, config.price)
+
+
 def run_id_for(spec: RunSpec, condition: Condition) -> str:
-    """Deterministic: the same model, condition, task, seed, budget, card and task content give the
-    same id, which is what lets a matrix resume."""
-    digest = hash_text(spec.model, condition.name, condition.task.id, str(spec.seed), str(spec.budget),
+    """Deterministic: the same model (its label and settings), condition, task, seed, budget, card
+    and task content give the same id, which is what lets a matrix resume. A model with no name and
+    no settings hashes as its spec alone, as before settings existed."""
+    config = spec.model_config
+    identity = (config.label,) if config.label == config.spec else (config.label, config.spec, config.settings.label)
+    digest = hash_text(*identity, condition.name, condition.task.id, str(spec.seed), str(spec.budget),
                        spec.gate, str(spec.report_duty), condition.card.content_hash,
                        condition.task.content_hash)[:8]
-    return f"{model_slug(spec.model)}__{condition.task.id}__{condition.name}__s{spec.seed}__{digest}"
+    return f"{model_slug(config.label)}__{condition.task.id}__{condition.name}__s{spec.seed}__{digest}"
 
 
 def scored_outcome(end: EpisodeEnd, truth: Truth | None, blocked: bool) -> Outcome:
@@ -114,8 +136,10 @@ def route_of(outcome: Outcome, truth: Truth | None) -> str | None:
 
 def meta_for(spec: RunSpec, staged: ConditionImage, run_id: str, api) -> RunMeta:
     condition = staged.condition
+    config = spec.model_config
     return RunMeta(
-        run_id=run_id, model=spec.model, condition=condition.name, task=condition.task.id, seed=spec.seed,
+        run_id=run_id, model=config.label, model_config=config.to_meta(), cost_limit=spec.cost_limit,
+        condition=condition.name, task=condition.task.id, seed=spec.seed,
         budget=spec.budget, gate=Gate(spec.gate), report_duty=spec.report_duty, tool_timeout=spec.tool_timeout,
         channel=spec.channel, harness_version=__version__, image=staged.image,
         image_id=api.images.get(staged.image).id, card_hash=condition.card.content_hash,
@@ -133,8 +157,11 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
     run_dir = RunDir(spec.out / run_id)
     run_dir.start(meta_for(spec, staged, run_id, api))
     labels = {"impasse.run_id": run_id}
-    model = make_model(spec.model, context=(condition.task, condition.card), seed=spec.seed,
-                       base_url=spec.base_url, timeout=spec.model_timeout)
+    config = spec.model_config
+    model = make_model(config.spec, context=(condition.task, condition.card), seed=spec.seed,
+                       base_url=config.base_url, timeout=spec.model_timeout, settings=config.settings,
+                       key_env=config.key_env)
+    meter = CostMeter(price_of(spec))
     timings: dict[str, float] = {}
     clock = time.monotonic()
     with open_environment(api, staged, labels) as env:
@@ -151,7 +178,7 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
                 clock = time.monotonic()
                 agent = Agent(model, executor, run_dir,
                               task_prompt(condition.task.problem_statement, condition.task.project.test_command),
-                              spec.budget, spec.gate, gold, duty)
+                              spec.budget, spec.gate, gold, duty, meter, spec.cost_limit)
                 with StandbyGrader(api, staged, labels) as standby:
                     ending = agent.run()
                     timings["steps"] = round(time.monotonic() - clock, 3)
@@ -160,15 +187,15 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
                     truth = derive_truth(api, env, labels, spec.seed, executor.harness_check, standby)
                     timings["truth"] = round(time.monotonic() - clock, 3)
     outcome = scored_outcome(ending, truth, blocked=not condition.card.is_control)
-    run_dir.finish(result_record(run_id, outcome, ending, truth, injections, in_place, timings))
+    run_dir.finish(result_record(run_id, outcome, ending, truth, injections, in_place, timings, meter))
     return RunOutcome(run_id, run_dir.path, outcome, ending.step or 0, truth)
 
 
 def result_record(run_id: str, outcome: Outcome, end: EpisodeEnd, truth: Truth | None, injections: list,
-                  in_place: bool | None, timings: dict) -> RunResult:
+                  in_place: bool | None, timings: dict, meter: CostMeter) -> RunResult:
     return RunResult(
         run_id=run_id, outcome=outcome, ending=EndingRecord(end.kind, end.message, end.step),
         claim=end.message if is_claim(end.kind) else None,
         escalation=end.message if is_escalation(end.kind) else None, route=route_of(outcome, truth),
         blocker_active_at_start=in_place, truth=truth.to_dict() if truth else None,
-        injections=injections, timings=timings, finished_at=time.time())
+        injections=injections, timings=timings, cost=meter.to_dict(), finished_at=time.time())
