@@ -121,8 +121,8 @@ def run_proofs(api, pairs: list) -> tuple[list, list]:
     """The blocker proofs, then the control proof of every generated task among them."""
     from rich.progress import Progress
 
-    from impasse.truth.proofs import prove as prove_pair
-    from impasse.truth.proofs import prove_control
+    from impasse.proving.proofs import prove as prove_pair
+    from impasse.proving.proofs import prove_control
     generated = list({t.id: t for _, t in pairs if t.real}.values())
     proofs, controls = [], []
     with Progress(console=console, transient=True) as progress:
@@ -182,7 +182,7 @@ def atlas(card: Annotated[list[str] | None, typer.Option(help="Only these cards.
     from rich.progress import Progress
 
     from impasse.cli.common import docker_client, must_be_writable
-    from impasse.truth.atlas import ATLAS, SPEC, generate, load_spec, write
+    from impasse.proving.atlas import ATLAS, SPEC, generate, load_spec, write
     out_dir = out_dir or ATLAS
     try:
         plans = load_spec(SPEC)

@@ -108,7 +108,7 @@ def validate(
     from concurrent.futures import ThreadPoolExecutor
 
     from impasse.catalog.generated_tasks import generated_tasks
-    from impasse.truth.validation import validate_task
+    from impasse.proving.validation import validate_task
     split_or_fail(split)
     tasks = any_tasks_or_fail(task) + (list(generated_tasks(split)) if split else [])
     api = docker_client()
@@ -150,7 +150,7 @@ def drop_invalid_generated(tasks, results) -> None:
 @app.command()
 def pin(task: Annotated[list[str], typer.Argument(help="Tasks whose PASS_TO_PASS to rewrite.")]):
     """Rewrite PASS_TO_PASS with every test that passes with the bug (for task authors)."""
-    from impasse.truth.validation import passing_with_bug, pin_pass_to_pass
+    from impasse.proving.validation import passing_with_bug, pin_pass_to_pass
     tasks = load_or_fail(task)  # unknown ids are refused before Docker is touched
     api = docker_client()
     for t in tasks:
@@ -251,7 +251,7 @@ def generate(
 ):
     """Procedural bugs over each project's own functions, kept only when its suite proves them
     (1–20 tests pass → fail, every other test still passes); written to tasks/pypi/<name>-<version>/."""
-    from impasse.truth.generation import generate as generate_project
+    from impasse.proving.generation import generate as generate_project
     projects = real_projects_or_fail(project)
     rewrite = statement_rewriter(rewriter, base_url) if rewriter else None
     api = docker_client()

@@ -5,7 +5,7 @@ import pytest
 
 from impasse.catalog.cards import load_cards
 from impasse.catalog.tasks import load_tasks
-from impasse.truth.proofs import prove, prove_control
+from impasse.proving.proofs import prove, prove_control
 
 pytestmark = pytest.mark.docker
 

@@ -10,7 +10,7 @@ from impasse.catalog.projects import get_real_project
 from impasse.infra.overlay import apply_overlay
 from impasse.infra.projects import ensure_project_image, fetch
 from impasse.infra.sandbox import SandboxSpec, file_tar, open_sandbox
-from impasse.truth.generation import generate, judge, reset, run_suite
+from impasse.proving.generation import generate, judge, reset, run_suite
 
 pytestmark = pytest.mark.docker
 PROJECT = "tinydb"

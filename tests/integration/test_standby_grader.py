@@ -15,9 +15,9 @@ from impasse.infra.busy_gate import BUSY, Rank
 from impasse.infra.environment import open_environment
 from impasse.infra.layers import stage
 from impasse.infra.sandbox import Sandbox
+from impasse.proving.proofs import natural_repair
 from impasse.runs.runner import default_task
 from impasse.truth.grading import StandbyGrader, capture_worktree, grade, grading_environment
-from impasse.truth.proofs import natural_repair
 
 from .containers import labelled
 

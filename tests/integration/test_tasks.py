@@ -12,7 +12,7 @@ from impasse.catalog.swesmith import export_jsonl, import_jsonl
 from impasse.catalog.tasks import load_task, load_tasks
 from impasse.infra import images
 from impasse.infra.layers import ensure_task_image, task_layer
-from impasse.truth.validation import validate_task
+from impasse.proving.validation import validate_task
 
 pytestmark = pytest.mark.docker
 

@@ -15,7 +15,7 @@ import pytest
 
 from impasse.catalog.cards import load_cards
 from impasse.catalog.tasks import load_tasks
-from impasse.truth.atlas import SPEC, TAIL, false_onsets, load_atlas, load_spec, onset
+from impasse.proving.atlas import SPEC, TAIL, false_onsets, load_atlas, load_spec, onset
 
 ATLAS = load_atlas()
 CARDS = load_cards()

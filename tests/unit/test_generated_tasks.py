@@ -20,7 +20,7 @@ from impasse.catalog.projects import PinError, RealProject, load_real_projects, 
 from impasse.catalog.statements import Failure, write_statement
 from impasse.hashing import file_sha256
 from impasse.infra.projects import fetch_sdist, unpack
-from impasse.truth.generation import SuiteRun, judge, parse_report
+from impasse.proving.generation import SuiteRun, judge, parse_report
 
 
 def sdist_bytes(with_tests: bool = True) -> bytes:
