@@ -13,6 +13,7 @@ import json
 
 from impasse.defaults import MODEL_TIMEOUT
 from impasse.models.config import ModelSettings
+from impasse.models.errors import describe_anthropic
 from impasse.models.retry import with_retries
 from impasse.models.sdk import make_client
 from impasse.models.turns import ModelTurn, ToolCall, usage
@@ -21,15 +22,6 @@ MAX_TOKENS = 4096  # the answer's own room; a thinking budget comes on top of it
 EPHEMERAL = {"type": "ephemeral"}
 KEPT_BLOCKS = ("thinking", "redacted_thinking")  # what must come back verbatim
 PREFLIGHT = [{"role": "user", "content": "Reply with the word ok."}]
-
-
-def retryable(err: Exception) -> bool:
-    import anthropic
-    if not isinstance(err, anthropic.APIError):
-        raise err  # a bug on our side, not the endpoint's: let it surface
-    if isinstance(err, anthropic.APIStatusError):
-        return err.status_code == 429 or err.status_code >= 500
-    return isinstance(err, (anthropic.APIConnectionError, anthropic.APITimeoutError))
 
 
 def to_anthropic_tools(tools: list[dict]) -> list[dict]:
@@ -100,7 +92,8 @@ class AnthropicMessages:
                 **{k: v for k, v in chosen.items() if v is not None}}
 
     def create(self, request: dict, what: str):
-        return with_retries(lambda: self.client.messages.create(**request), retryable, f"{what} from {self.name}")
+        return with_retries(lambda: self.client.messages.create(**request), describe_anthropic,
+                            f"{what} from {self.name}")
 
     def complete(self, messages: list[dict], tools: list[dict]) -> ModelTurn:
         response = self.create(self.request(messages, tools, None), "message")

@@ -12,24 +12,12 @@ import json
 
 from impasse.defaults import MODEL_TIMEOUT
 from impasse.models.config import ModelSettings
+from impasse.models.errors import EmptyResponse, describe_openai
 from impasse.models.retry import with_retries
 from impasse.models.sdk import make_client
 from impasse.models.turns import ModelTurn, ToolCall, usage
 
 PREFLIGHT = [{"role": "user", "content": "Reply with the word ok."}]
-
-
-def retryable(err: Exception) -> bool:
-    import openai
-    if not isinstance(err, (openai.APIError, EmptyResponse)):
-        raise err  # a bug on our side, not the endpoint's: let it surface
-    if isinstance(err, openai.APIStatusError):
-        return err.status_code == 429 or err.status_code >= 500
-    return isinstance(err, (openai.APIConnectionError, openai.APITimeoutError, EmptyResponse))
-
-
-class EmptyResponse(RuntimeError):
-    pass
 
 
 class OpenAIChat:
@@ -59,7 +47,7 @@ class OpenAIChat:
             if not response.choices:
                 raise EmptyResponse("the endpoint answered without choices")
             return response
-        return with_retries(call, retryable, f"{what} from {self.name}")
+        return with_retries(call, describe_openai, f"{what} from {self.name}")
 
     def complete(self, messages: list[dict], tools: list[dict]) -> ModelTurn:
         response = self.post(self.body(messages, tools, self.settings.max_tokens), "chat completion")

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from impasse.models import ContextExhausted, RequestRefused, TransportError, retry
 from impasse.models.errors import FailureKind, ProviderFailure, classify, read_body, wait_asked
 
 K = FailureKind
@@ -270,3 +271,95 @@ def test_retry_after_in_seconds_milliseconds_or_an_http_date(headers, seconds):
     now = 1445412480.0  # Wed, 21 Oct 2015 07:28:00 GMT
     assert wait_asked(headers, now) == seconds
     assert classify(429, anthropic("rate_limit_error", "slow down"), headers, now=now).retry_after == seconds
+
+
+# with_retries: what each kind of failure does to the call.
+
+
+class Failed(Exception):
+    def __init__(self, failure: ProviderFailure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+def failing(*failures, answer="answered"):
+    """A call that raises each failure in turn, then answers; and the count of calls made."""
+    calls = []
+
+    def call():
+        calls.append(1)
+        if len(calls) <= len(failures):
+            raise Failed(failures[len(calls) - 1])
+        return answer
+    return call, calls
+
+
+def describe(err):
+    return err.failure if isinstance(err, Failed) else None
+
+
+@pytest.fixture
+def pauses(monkeypatch):
+    waited = []
+    monkeypatch.setattr(retry, "sleep", waited.append)
+    monkeypatch.setenv("IMPASSE_MODEL_ATTEMPTS", "4")
+    monkeypatch.setenv("IMPASSE_MODEL_BACKOFF", "1.0")
+    monkeypatch.delenv("IMPASSE_MODEL_MAX_WAIT", raising=False)
+    return waited
+
+
+def test_passing_failures_are_asked_again_with_a_doubling_jittered_pause(pauses):
+    call, calls = failing(ProviderFailure(K.SERVER, 500, "oops"), ProviderFailure(K.CONNECTION, None, "reset"),
+                          ProviderFailure(K.OVERLOADED, 529, "Overloaded"))
+    assert retry.with_retries(call, describe, "a turn") == "answered"
+    assert len(calls) == 4
+    assert 0.5 <= pauses[0] <= 1.5 and 1.0 <= pauses[1] <= 3.0 and 2.0 <= pauses[2] <= 6.0
+
+
+def test_the_providers_retry_after_is_honoured_and_capped(pauses, monkeypatch):
+    monkeypatch.setenv("IMPASSE_MODEL_MAX_WAIT", "10")
+    call, calls = failing(ProviderFailure(K.RATE_LIMITED, 429, "slow down", retry_after=3.0),
+                          ProviderFailure(K.RATE_LIMITED, 429, "slow down", retry_after=3600.0))
+    assert retry.with_retries(call, describe, "a turn") == "answered"
+    assert 3.0 <= pauses[0] <= 3.3  # at least what was asked, a little jitter above it
+    assert pauses[1] == 10.0  # asked for an hour: waited the cap, then asked again
+
+
+def test_attempts_run_out_as_a_transport_error_naming_the_providers_words(pauses):
+    call, calls = failing(*[ProviderFailure(K.RATE_LIMITED, 429, "Rate limit reached for gpt-4o")] * 4)
+    with pytest.raises(TransportError) as raised:
+        retry.with_retries(call, describe, "chat completion from openai:gpt-4o")
+    assert not isinstance(raised.value, RequestRefused)
+    assert len(calls) == 4 and len(pauses) == 3
+    assert str(raised.value) == ("chat completion from openai:gpt-4o failed after 4 attempts: "
+                                 "HTTP 429: Rate limit reached for gpt-4o")
+
+
+def test_a_context_overflow_ends_at_once_as_context_exhausted(pauses):
+    words = "prompt is too long: 208310 tokens > 200000 maximum"
+    call, calls = failing(ProviderFailure(K.CONTEXT_OVERFLOW, 400, words))
+    with pytest.raises(ContextExhausted) as raised:
+        retry.with_retries(call, describe, "a turn")
+    assert str(raised.value) == words
+    assert len(calls) == 1 and pauses == []
+
+
+@pytest.mark.parametrize("kind", [K.AUTH, K.MODEL_NOT_FOUND, K.REFUSED_PARAMETER, K.TOOLS_UNSUPPORTED,
+                                  K.BAD_REQUEST])
+def test_a_refused_request_ends_at_once_with_the_status_and_the_providers_words(pauses, kind):
+    call, calls = failing(ProviderFailure(kind, 400, "Unsupported value: 'temperature' does not support 0"))
+    with pytest.raises(RequestRefused) as raised:
+        retry.with_retries(call, describe, "chat completion from openai:gpt-5")
+    assert (raised.value.status, raised.value.message) == (400, "Unsupported value: 'temperature' does not support 0")
+    assert str(raised.value) == ("chat completion from openai:gpt-5: HTTP 400: "
+                                 "Unsupported value: 'temperature' does not support 0")
+    assert isinstance(raised.value, TransportError)  # still an infrastructure ending where nobody catches it
+    assert len(calls) == 1 and pauses == []
+
+
+def test_an_exception_that_is_not_the_endpoints_is_raised_unchanged(pauses):
+    def call():
+        raise KeyError("our own bug")
+    with pytest.raises(KeyError, match="our own bug"):
+        retry.with_retries(call, describe, "a turn")
+    assert pauses == []
