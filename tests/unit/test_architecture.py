@@ -73,6 +73,8 @@ def test_the_design_map_names_every_module_and_no_other():
 
 
 def test_imports_point_one_way_down_the_pipeline():
+    in_no_layer = {unit_of(path) for path in modules()} - {unit for names in LAYERS for unit in names}
+    assert in_no_layer == set(), "a package the layers do not name: place it in LAYERS and in docs/design.md"
     upward = []
     for path in modules():
         here = unit_of(path)
