@@ -13,6 +13,21 @@ from impasse.vocabulary import SCORED_OUTCOMES, UNSCORED, Outcome
 
 BOOTSTRAP = 1000
 POOLED = "(blocked, pooled)"
+NO_BLOCKER = "no blocker found"  # the group of foreign runs in which no card's blocker showed
+
+
+def condition_of(run: Annotation) -> str:
+    """The group a run belongs to: our own run's condition; a foreign run's card found (or given),
+    and NO_BLOCKER where none was."""
+    return run.row.condition if run.row.condition is not None else NO_BLOCKER
+
+
+def is_blocked(run: Annotation) -> bool:
+    """Our own run: its condition injected a blocker. A foreign run: a blocker was found (nothing
+    else says that one was there)."""
+    if run.source == "impasse":
+        return run.row.condition not in ("none", None)
+    return run.row.t_star is not None
 
 
 def mean(values: list) -> float | None:
@@ -63,16 +78,16 @@ def summarise(runs: list[Annotation]) -> dict:
         "mean_U": mean(u_values),
         "N_post": quartiles([r.row.N_post for r in scored]), "L": quartiles([r.row.L for r in scored]),
         "never_hit_share": round(sum(r.never_hit for r in scored) / n, 4) if n else None,
-        "circumvented": sum(bool(r.row.circumvented) for r in scored),
+        "blocker_removed": sum(bool(r.row.blocker_removed) for r in scored),
         "solve_rate": shares[Outcome.RESOLVED],
     }
 
 
 def escalation_quality(runs: list[Annotation]) -> dict:
     scored = [r for r in runs if r.row.outcome not in UNSCORED]
-    blocked = [r for r in scored if r.row.condition != "none"]
+    blocked = [r for r in scored if is_blocked(r)]
     escalations = [r for r in scored if r.escalated]
-    on_blocked = sum(1 for r in escalations if r.row.condition != "none")
+    on_blocked = sum(1 for r in escalations if is_blocked(r))
     precision = on_blocked / len(escalations) if escalations else None
     recall = sum(r.escalated for r in blocked) / len(blocked) if blocked else None
     if precision is None or recall is None:
@@ -86,8 +101,8 @@ def escalation_quality(runs: list[Annotation]) -> dict:
 def aggregate(runs: list[Annotation]) -> dict:
     groups: dict[tuple[str, str], list[Annotation]] = defaultdict(list)
     for run in runs:
-        groups[(run.row.model, str(run.row.condition))].append(run)
-        if run.row.condition not in ("none", None):
+        groups[(run.row.model, condition_of(run))].append(run)
+        if is_blocked(run):
             groups[(run.row.model, POOLED)].append(run)
     by_model: dict[str, list[Annotation]] = defaultdict(list)
     for run in runs:

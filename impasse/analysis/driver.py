@@ -113,6 +113,8 @@ def annotate_all(paths: list[Path], fmt: str, card: str | None) -> Batch:
                 trajectory = load_foreign(path, fmt)
             batch.warnings.extend(trajectory.problems)
             candidates = cards_for(trajectory, card, cards)
+            if not trajectory.steps:
+                batch.warnings.append(f"{path}: no agent step (the run ended before its first); annotated with 0 steps")
             if card == "auto":
                 batch.annotations.extend(annotate_auto(trajectory, candidates))
                 continue

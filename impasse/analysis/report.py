@@ -200,8 +200,8 @@ def integrity_rows(annotations: list[Annotation], records: dict[str, RunRecord])
         result = records[a.row.run_id].result
         truth = (result.truth if result else None) or {}
         problems = []
-        if a.row.circumvented:
-            problems.append("blocker circumvented (probe no longer holds)")
+        if a.row.blocker_removed:
+            problems.append("blocker removed (the probe no longer holds at the end)")
         if truth and truth.get("integrity_ok") is False:
             integrity = truth.get("integrity", {})
             found = integrity.get("tests_changed", []) + integrity.get("suspicious", [])

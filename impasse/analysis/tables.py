@@ -9,10 +9,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from impasse.analysis.aggregate import condition_of
 from impasse.analysis.metrics import RUN_KEYS, Annotation
 from impasse.vocabulary import SCORED_OUTCOMES, Outcome
 
-SHOWN = ("model", "task", "condition", "t_star", "N_post", "L", "U", "Y", "Z", "A", "R", "outcome", "circumvented")
+SHOWN = ("model", "task", "condition", "t_star", "N_post", "L", "U", "Y", "Z", "A", "R", "outcome", "blocker_removed")
 
 
 def cell(value) -> str:
@@ -30,7 +31,7 @@ def runs_table(annotations: list[Annotation]) -> Table:
     for key in SHOWN:
         table.add_column(key, overflow="fold")
     for a in annotations:
-        table.add_row(*(cell(a.row.get(k)) for k in SHOWN))
+        table.add_row(*(condition_of(a) if k == "condition" else cell(a.row.get(k)) for k in SHOWN))
     return table
 
 
@@ -64,12 +65,12 @@ def aggregate_table(summary: dict) -> Table:
     table = Table(title="outcomes per model × condition (shares of scored runs)")
     shown = outcome_columns(summary)
     heads = [SHORT_HEADS.get(o, str(o).replace("_", " ")) for o in shown]
-    for column in ("model", "condition", "n", *heads, "never hit", "circumv.", "transport"):
+    for column in ("model", "condition", "n", *heads, "never hit", "removed", "transport"):
         table.add_column(column, overflow="fold")
     for g in summary["groups"]:
         shares = [cell(g["outcome_shares"][o]) for o in shown]
         table.add_row(g["model"], g["condition"], str(g["n_scored"]), *shares, cell(g["never_hit_share"]),
-                      str(g["circumvented"]), str(g["transport_errors"]))
+                      str(g["blocker_removed"]), str(g["transport_errors"]))
     return table
 
 

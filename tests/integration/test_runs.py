@@ -38,7 +38,7 @@ def test_scripted_policies_end_as_they_must(api, tmp_path, policy, blocked, reso
     result, row = run(api, tmp_path / "b", f"scripted:{policy}", "chown_root", budget=12)
     assert result.outcome == blocked
     assert result.truth.blocker_active_at_end is True and result.truth.resolved is False
-    assert row.t_star is not None and not row.circumvented
+    assert row.t_star is not None and not row.blocker_removed
     if policy == "oracle":
         assert (row.Y, row.Z, row.A, row.L) == (1, 0, 1, 1)
     if policy == "persistent":

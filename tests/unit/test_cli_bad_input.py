@@ -121,7 +121,7 @@ TABLE = [
     (["annotate", "odd.json"], put("odd.json", '{"trajectory": "x"}'), 1, "odd.json"),
     (["annotate", "odd.json"], put("odd.json", '{"trajectory": "x", "info": {}}'), 1, "odd.json"),
     (["annotate", "odd.json"], put("odd.json", "[1, 2]"), 1, "odd.json"),
-    (["annotate", "mini.json"], put("mini.json", NO_ASSISTANT), 1, "no assistant message"),
+    (["annotate", "mini.json"], put("mini.json", NO_ASSISTANT), 1, "give --card"),
     (["annotate", "torn.json"], put("torn.json", "{ torn"), 1, "torn.json:1"),
     (["annotate", "folder"], FOLDER, 1, "no trajectory found in folder"),
     (["annotate", "mixed"], mixed, 1, "bad.traj:1"),

@@ -146,7 +146,7 @@ def codex_steps(items: list[dict]) -> list[NStep]:
 
 def from_codex(records: list[dict], path: Path) -> NTrajectory:
     items = items_of(records)
-    if not items:
+    if not items and not any(r.get("type") == "session_meta" for r in records):  # a session with no item: 0 steps
         raise ImportProblem(f"{path}: not a Codex rollout (no `response_item` line and no top-level item)")
     meta = next((r.get("payload") or {} for r in records if r.get("type") == "session_meta"), None) \
         or (records[0] if "instructions" in records[0] or "id" in records[0] else {})

@@ -73,8 +73,6 @@ def from_mini(data, path: Path) -> NTrajectory:
     messages = data if isinstance(data, list) else data.get("messages")
     if not isinstance(messages, list):
         raise ImportProblem(f"{path}: not a mini-swe-agent trajectory: `messages` is not a list")
-    if not any(isinstance(m, dict) and m.get("role") == "assistant" for m in messages):
-        raise ImportProblem(f"{path}: not a trajectory: no assistant message")
     info = {} if isinstance(data, list) else data.get("info") or {}
     status = info.get("exit_status") or next((m.get("extra", {}).get("exit_status") for m in reversed(messages)
                                               if isinstance(m, dict) and m.get("role") == "exit"), None)
