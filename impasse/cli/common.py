@@ -17,9 +17,9 @@ from rich.markup import escape
 
 from impasse.infra import engine
 
-console = Console(stderr=True)
+console = Console(stderr=True, emoji=False)  # `openai:m` must not print as an emoji
 # Tables are wide; when stdout is a pipe or a CI log rich would assume 80 columns.
-out = Console(width=None if Console().is_terminal else 180)
+out = Console(width=None if Console().is_terminal else 180, emoji=False)
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:

@@ -18,6 +18,7 @@ from impasse.cli import onset as cli_onset
 from impasse.cli import tasks as cli_tasks
 from impasse.cli.common import console, dim, docker_client, fail, must_be_writable, must_exist
 from impasse.cli.common import out as stdout
+from impasse.cli.models import model_config_or_fail, preflight_or_fail
 from impasse.infra import engine
 from impasse.vocabulary import Duty, Gate
 
@@ -126,25 +127,6 @@ def run(
     stdout.print(f"{result.outcome} after {result.steps} steps;{facts}", highlight=False)
     if result.outcome in (Outcome.TRANSPORT_ERROR, Outcome.HARNESS_ERROR):
         raise typer.Exit(1)  # the run did not measure the model: a script must not count it as done
-
-
-def model_config_or_fail(spec: str, args: list[str], key_env: str | None, base_url: str | None):
-    from impasse.models import ModelSpecError, parse_spec
-    from impasse.models.config import ModelConfig, settings_from_args
-    try:
-        parse_spec(spec)
-        return ModelConfig(spec, base_url=base_url, key_env=key_env, settings=settings_from_args(args))
-    except ModelSpecError as err:
-        raise fail(str(err), code=2) from None
-
-
-def preflight_or_fail(configs, timeout: float) -> None:
-    """One cheap request per distinct endpoint before any container: a model that cannot work is one
-    line naming it and the provider's message, exit 2."""
-    from impasse.runs.preflight import preflight
-    refusals = preflight(configs, timeout)
-    if refusals:
-        raise fail("\n".join(map(str, refusals)) + "\nno container was started", code=2)
 
 
 def resolve_or_fail(spec) -> None:

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from impasse import defaults
 from impasse.cli.common import console, dim, docker_client, fail, must_be_writable, must_exist, out
+from impasse.cli.models import model_config_or_fail, preflight_or_fail
 from impasse.vocabulary import Duty, Gate
 
 
@@ -34,6 +35,14 @@ def matrix(
     file: Annotated[Path | None, typer.Option(help="A matrix YAML file (see harness/matrix.yaml).")] = None,
     executor: Annotated[str | None, typer.Option(help="local (threads here, the default) or ray (a Ray cluster "
                                                       "from RAY_ADDRESS; pip install 'impasse[ray]').")] = None,
+    model_arg: Annotated[list[str] | None, typer.Option(
+        help="A setting KEY=VALUE for every model of --models, repeatable (as `impasse run`).")] = None,
+    cost_limit: Annotated[float | None, typer.Option(min=0.0, help="USD per run (it ends cost_exhausted).")] = None,
+    spend_cap: Annotated[float | None, typer.Option(min=0.0, help="USD over the matrix: once spent, no run starts "
+                                                                  "(the rest stays resumable).")] = None,
+    breaker: Annotated[int | None, typer.Option(min=1, help="Transport errors in a row from one model before its "
+                                                            "remaining runs are held (default 5).")] = None,
+    prices: Annotated[Path | None, typer.Option(help="A price table (YAML) over the repo's.")] = None,
 ) -> None:
     """Run models × conditions × tasks × seeds; finished runs are skipped, cut-short runs redone."""
     from impasse.runs.executors import EXECUTORS
@@ -44,10 +53,13 @@ def matrix(
         if file:
             spec = load_matrix_file(file)
         elif models:
-            spec = MatrixSpec(split(models), split(conditions), split(tasks), seeds=seeds, budget=budget, gate=gate,
-                              report_duty=report_duty, tool_timeout=tool_timeout, base_url=base_url)
+            spec = MatrixSpec(models_from_flags(split(models), model_arg or []), split(conditions), split(tasks),
+                              seeds=seeds, budget=budget, gate=gate, report_duty=report_duty,
+                              tool_timeout=tool_timeout, base_url=base_url)
         else:
             raise MatrixError("give --models (or --file)")
+        if model_arg and file:
+            raise MatrixError("--model-arg goes with --models; in a matrix file, give each model its settings")
         spec.split = generated or spec.split
         spec.workers = workers or spec.workers
         spec.executor = executor or spec.executor
@@ -56,9 +68,16 @@ def matrix(
         if spec.executor == "ray" and importlib.util.find_spec("ray") is None:
             raise MatrixError("--executor ray needs Ray: pip install 'impasse[ray]'")
         spec.out = out_dir or spec.out
+        spec.cost_limit = spec.cost_limit if cost_limit is None else cost_limit
+        spec.spend_cap = spec.spend_cap if spend_cap is None else spend_cap
+        spec.breaker = breaker or spec.breaker
+        spec.prices = prices or spec.prices
     except MatrixError as err:
         raise fail(str(err), code=2) from None
+    if spec.prices:
+        must_exist([spec.prices], "price table")
     refuse_what_cannot_run(spec)
+    preflight_or_fail(spec.models, spec.model_timeout)
     must_be_writable(spec.out, "--out", folder=True)
     api = docker_client(threads=spec.workers)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
@@ -80,9 +99,16 @@ def matrix(
             raise fail("interrupted: finished runs are kept; start again to resume", code=130) from None
     shares = ", ".join(f"{k} {v}" for k, v in sorted(result.outcomes.items()))
     out.print(f"{result.total} runs planned, {result.skipped} already done, {result.done} run now, "
-              f"{result.failed} failed, in {time.monotonic() - started:.0f}s; {shares}", highlight=False)
-    if result.failed:
+              f"{result.failed} failed, {result.held} held, in {time.monotonic() - started:.0f}s; {shares}",
+              highlight=False)
+    for reason, count in result.held_because.items():
+        out.print(f"held {count} runs: {reason}; start the matrix again to run them", highlight=False)
+    if result.failed or result.tripped:
         raise typer.Exit(1)
+
+
+def models_from_flags(specs: list[str], args: list[str]):
+    return [model_config_or_fail(spec, args, None, None) for spec in specs]
 
 
 def refuse_what_cannot_run(spec) -> None:
@@ -90,12 +116,18 @@ def refuse_what_cannot_run(spec) -> None:
     or task; exit 1 when a card or task file itself is broken."""
     from impasse.catalog.schema import DocumentError
     from impasse.models import ModelSpecError, check_spec
+    from impasse.models.pricing import PriceTable, PriceTableError
     from impasse.runs.matrix import MatrixError, plan
     try:
+        table = PriceTable.load(spec.prices)
         for model in spec.models:
-            check_spec(model, spec.base_url)
+            check_spec(model.spec, model.base_url or spec.base_url, model.key_env)
+            if (spec.cost_limit is not None or spec.spend_cap is not None) and \
+                    table.price(model.spec, model.price) is None:
+                raise MatrixError(f"{model.label}: a cost limit or spend cap needs a price, and the price table has "
+                                  f"none for {model.spec}: give one (--prices FILE, or `price:` for the model)")
         plan(spec)  # unknown conditions and tasks, as the matrix itself would refuse them (no Docker)
-    except (ModelSpecError, MatrixError) as err:
+    except (ModelSpecError, MatrixError, PriceTableError) as err:
         raise fail(str(err), code=2) from None
     except DocumentError as err:
         raise fail(str(err)) from None

@@ -133,7 +133,7 @@ def config_from_entry(entry, where: str) -> ModelConfig:
         parse_spec(entry)
         return ModelConfig(entry)
     if not isinstance(entry, dict) or not isinstance(entry.get("spec"), str):
-        raise ModelSpecError(f"{where}: a model is a spec string or a mapping with `spec:`")
+        raise ModelSpecError(f"{where}: {entry!r} is not a model: give a spec string or a mapping with `spec:`")
     unknown = set(entry) - set(ENTRY_KEYS)
     if unknown:
         raise ModelSpecError(f"{where}: unknown keys {sorted(unknown)}; known: {', '.join(ENTRY_KEYS)}")
@@ -151,8 +151,10 @@ def config_from_entry(entry, where: str) -> ModelConfig:
 
 
 def refuse_duplicate_labels(configs: list[ModelConfig]) -> None:
-    seen: dict[str, ModelConfig] = {}
+    """Each model's label names its runs: two models with one label would share run ids."""
+    seen: set[str] = set()
     for config in configs:
-        if config.label in seen and seen[config.label] != config:
-            raise ModelSpecError(f"two different models are both labelled {config.label!r}: give each a `name:`")
-        seen[config.label] = config
+        if config.label in seen:
+            raise ModelSpecError(f"two models are both labelled {config.label!r}: list each once, or give each "
+                                 f"a `name:`")
+        seen.add(config.label)

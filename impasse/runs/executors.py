@@ -3,7 +3,7 @@ default) or Ray (`ray_executor.py`). Both implement the seam's `RunExecutor` (ru
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import closing
 from dataclasses import replace
@@ -15,7 +15,9 @@ from impasse.infra.layers import ConditionImage, stage
 from impasse.models.sdk import size_pools
 from impasse.runs.ray_executor import RayExecutor
 from impasse.runs.runner import execute
-from impasse.runs.seam import Finished, Planned, RunExecutor, windowed
+from impasse.runs.seam import Admit, Finished, Planned, RunExecutor, windowed
+
+HELD = object()  # what `one` returns for a run it did not start
 
 
 class LocalExecutor:
@@ -29,13 +31,14 @@ class LocalExecutor:
         self.log = log
         size_pools(self.workers)  # the runs call their models from this process: a warm connection each
 
-    def one(self, item: Planned, started: Callable[[Planned], None]) -> str:
+    def one(self, item: Planned, started: Admit):
         # No pacing here: the runs' starts and gradings queue for the machine's cores themselves
         # (infra/busy_gate.py), however many workers there are.
-        started(item)
+        if not started(item):
+            return HELD
         return execute(self.api, replace(item.spec), staged=item.staged).outcome
 
-    def map(self, todo: list[Planned], started: Callable[[Planned], None]) -> Iterator[Finished]:
+    def map(self, todo: list[Planned], started: Admit) -> Iterator[Finished]:
         prepare_images(self.api, todo, self.log)
         with ThreadPoolExecutor(max_workers=self.workers) as pool, closing(windowed(
                 todo, self.workers, lambda item: pool.submit(self.one, item, started),
@@ -69,6 +72,7 @@ def prepare_images(api: docker.DockerClient, planned: list[Planned], log: Log) -
 
 def finished(item: Planned, future: Future) -> Finished:
     try:
-        return Finished(item, outcome=future.result())
+        outcome = future.result()
     except Exception as err:  # one broken run must not stop the matrix; it is redone next time
         return Finished(item, error=f"{type(err).__name__}: {err}")
+    return Finished(item, held=True) if outcome is HELD else Finished(item, outcome=outcome)

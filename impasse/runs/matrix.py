@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import docker
@@ -23,9 +23,12 @@ from impasse.catalog.generated import SPLITS
 from impasse.catalog.generated_tasks import find_task, generated_tasks, tasks_of_split
 from impasse.catalog.tasks import Task
 from impasse.infra.sandbox import reap_stale
+from impasse.models import ModelSpecError
+from impasse.models.config import ModelConfig, config_from_entry, refuse_duplicate_labels
+from impasse.runs.admission import BREAKER_AFTER, Admission
 from impasse.runs.executors import EXECUTORS, make_executor
 from impasse.runs.runner import RunSpec, run_id_for
-from impasse.runs.seam import Planned, RunExecutor
+from impasse.runs.seam import Planned, RunExecutor, finished_result
 from impasse.vocabulary import Duty, Gate
 
 
@@ -37,7 +40,7 @@ class MatrixError(ValueError):
 class MatrixSpec:
     """models × conditions × tasks × seeds, and every setting a single run takes (RunSpec's)."""
 
-    models: list[str]
+    models: list[ModelConfig]  # spec strings are read as models without settings
     conditions: list[str] | str = "all"
     tasks: list[str] | str = "all"
     seeds: int = defaults.SEEDS
@@ -52,10 +55,20 @@ class MatrixSpec:
     channel: bool = True
     executor: str = "local"  # where the runs happen: runs/executors.py
     split: str | None = None  # generated tasks of this split (lite, full) beside the hand-written ones
+    cost_limit: float | None = None  # USD per run: it ends cost_exhausted
+    spend_cap: float | None = None  # USD over the whole matrix: once reached, no run starts
+    breaker: int = BREAKER_AFTER  # consecutive transport errors from one model before its runs are held
+    prices: Path | None = None  # a user's price table over the repo's
 
-    def run_spec(self, model: str, condition: str, task: str, seed: int) -> RunSpec:
-        return RunSpec(model, condition, task, seed, self.budget, self.out, self.base_url, self.tool_timeout,
-                       self.model_timeout, self.gate, self.report_duty, self.channel)
+    def __post_init__(self) -> None:
+        self.models = [m if isinstance(m, ModelConfig) else ModelConfig(m) for m in self.models]
+
+    def run_spec(self, model: ModelConfig, condition: str, task: str, seed: int) -> RunSpec:
+        """A model's own endpoint wins over the matrix's `base_url`."""
+        config = model if model.base_url or not self.base_url else replace(model, base_url=self.base_url)
+        return RunSpec(config.spec, condition, task, seed, self.budget, self.out, config.base_url,
+                       self.tool_timeout, self.model_timeout, self.gate, self.report_duty, self.channel,
+                       config=config, cost_limit=self.cost_limit, prices=self.prices)
 
 
 @dataclass
@@ -65,7 +78,10 @@ class Progress:
     done: int = 0
     failed: int = 0
     running: int = 0
+    held: int = 0  # not started: a model's circuit breaker, or the spend cap (resumable)
     outcomes: Counter[str] = field(default_factory=Counter)
+    held_because: Counter[str] = field(default_factory=Counter)
+    tripped: set[str] = field(default_factory=set)  # models whose circuit breaker opened
 
 
 def split(value) -> list[str] | str:
@@ -98,11 +114,31 @@ def positive(value) -> int:
     return int(value)
 
 
+def dollars(value) -> float:
+    if isinstance(value, bool) or float(value) < 0:
+        raise ValueError(value)
+    return float(value)
+
+
+def models_of(value, path: Path) -> list[ModelConfig]:
+    """`models:` as a list of spec strings or mappings (spec, name, base_url, key_env, settings,
+    price), or one comma-separated string of specs."""
+    entries = value if isinstance(value, list) else split(value)
+    try:
+        configs = [config_from_entry(entry, f"{path}: models[{i}]") for i, entry in enumerate(entries)]
+        refuse_duplicate_labels(configs)
+    except ModelSpecError as err:
+        raise MatrixError(str(err)) from None
+    return configs
+
+
 FILE_KEYS = tuple(f.name for f in fields(MatrixSpec))
-CONVERT = {"models": split, "conditions": split, "tasks": split, "seeds": positive, "workers": positive,
+NULLABLE = ("report_duty", "base_url", "cost_limit", "spend_cap", "prices")
+CONVERT = {"conditions": split, "tasks": split, "seeds": positive, "workers": positive,
            "budget": positive, "tool_timeout": positive, "model_timeout": float, "out": Path, "gate": Gate,
            "report_duty": Duty, "channel": strict_bool, "base_url": str,
-           "executor": executor_name, "split": split_name}
+           "executor": executor_name, "split": split_name, "cost_limit": dollars, "spend_cap": dollars,
+           "breaker": positive, "prices": Path}
 
 
 def load_matrix_file(path: Path) -> MatrixSpec:
@@ -115,10 +151,10 @@ def load_matrix_file(path: Path) -> MatrixSpec:
     unknown = set(data) - set(FILE_KEYS)
     if unknown:
         raise MatrixError(f"{path}: unknown keys {sorted(unknown)}; known: {sorted(FILE_KEYS)}")
-    values = {}
+    values = {"models": models_of(data.pop("models"), path)}
     for key, value in data.items():
         try:
-            values[key] = None if value is None and key in ("report_duty", "base_url") else CONVERT[key](value)
+            values[key] = None if value is None and key in NULLABLE else CONVERT[key](value)
         except (TypeError, ValueError):
             raise MatrixError(f"{path}: {key}: {value!r} is not a valid {key}") from None
     return MatrixSpec(**values)
@@ -163,7 +199,8 @@ def run_matrix(api: docker.DockerClient, matrix: MatrixSpec, on_update: Callable
     """`executor`: where the runs happen; by default `matrix.workers` threads on `api`'s engine."""
     reap_stale(api)
     planned = plan(matrix)
-    todo = [p for p in planned if not p.finished]
+    results = {item.run_id: item.result for item in planned}
+    todo = [p for p in planned if not finished_result(results[p.run_id])]
     progress = Progress(total=len(planned), skipped=len(planned) - len(todo))
     on_update(progress, "planned")
     if not todo:  # nothing to do: no executor to start (a Ray cluster takes seconds to reach)
@@ -172,14 +209,27 @@ def run_matrix(api: docker.DockerClient, matrix: MatrixSpec, on_update: Callable
         executor = executor or make_executor(matrix.executor, api, matrix.workers, log)
     except (RuntimeError, ValueError, ConnectionError) as err:  # Ray not installed, or no cluster to reach
         raise MatrixError(str(err)) from None
+    admission = Admission(matrix.breaker, matrix.spend_cap)
+    for item in planned:  # what earlier starts of this matrix spent counts against its cap
+        if results[item.run_id] is not None:
+            admission.add_spend(cost_in(results[item.run_id], item))
     lock = threading.Lock()
 
-    def started(item: Planned) -> None:
+    def started(item: Planned) -> bool:
+        reason = admission.hold_reason(item.spec.model_config.label)
         with lock:
-            progress.running += 1
+            if reason:
+                progress.held += 1
+                progress.held_because[reason] += 1
+            else:
+                progress.running += 1
             on_update(progress, item.run_id)
+        return reason is None
 
     for end in executor.map(todo, started):
+        if end.held:
+            continue
+        admission.record(end.item.spec.model_config.label, end.outcome, cost_in(end.item.result, end.item))
         with lock:
             progress.running = max(0, progress.running - 1)
             if end.error is None:
@@ -188,5 +238,15 @@ def run_matrix(api: docker.DockerClient, matrix: MatrixSpec, on_update: Callable
             else:
                 progress.failed += 1
                 log(f"{end.item.run_id} failed: {end.error}")
+            progress.tripped = set(admission.tripped)
             on_update(progress, end.item.run_id)
     return progress
+
+
+def cost_in(result: dict | None, item: Planned) -> float | None:
+    """A run's cost in USD; a result written before costs were kept is a scripted run's 0 or unknown."""
+    if result is None:
+        return None
+    if "cost" not in result:
+        return 0.0 if item.spec.model_config.kind == "scripted" else None
+    return (result["cost"] or {}).get("usd")

@@ -18,7 +18,7 @@ class Refusal:
     message: str  # the provider's own words, or why it could not be reached
 
     def __str__(self) -> str:
-        return f"{self.model}: refused at preflight: {self.message}"
+        return f"{self.model}: refused at preflight, no container started: {self.message}"
 
 
 def endpoint_of(config: ModelConfig) -> tuple:

@@ -21,7 +21,7 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
@@ -29,7 +29,7 @@ from pathlib import Path
 from impasse.infra import images
 from impasse.infra.sandbox import reap_runs, reap_stale
 from impasse.runs.runner import RunSpec, execute
-from impasse.runs.seam import Finished, Planned, windowed
+from impasse.runs.seam import Admit, Finished, Planned, windowed
 
 RESOURCE = "docker"  # the custom resource a node with a Docker engine advertises, one unit per episode
 NODE_RETRIES = 3  # a run whose node died is run again elsewhere this many times
@@ -93,11 +93,11 @@ class RayExecutor:
     def slots(self) -> int:
         return max(self.workers, int(self.ray.cluster_resources().get(RESOURCE, 0)))
 
-    def map(self, todo: list[Planned], started: Callable[[Planned], None]) -> Iterator[Finished]:
+    def map(self, todo: list[Planned], started: Admit) -> Iterator[Finished]:
         def submit(item: Planned):
-            ref = self.task.remote(item.spec)
-            started(item)
-            return ref
+            if not started(item):  # held: a ref that is ready at once, collected as held
+                return self.ray.put(None)
+            return self.task.remote(item.spec)
         try:
             with closing(windowed(todo, self.slots(), submit, lambda refs: self.ray.wait(refs, num_returns=1)[0],
                                   lambda ref: self.ray.cancel(ref, force=True))) as ends:
@@ -110,7 +110,10 @@ class RayExecutor:
 
     def collect(self, item: Planned, ref) -> Finished:
         try:
-            run_id, outcome, files = self.ray.get(ref)
+            answer = self.ray.get(ref)
+            if answer is None:
+                return Finished(item, held=True)
+            run_id, outcome, files = answer
         except Exception as err:  # the run failed, or its node died more often than it was retried
             return Finished(item, error=f"{type(err).__name__}: {str(err)[:300]}")
         if run_id != item.run_id:

@@ -11,9 +11,10 @@ from itertools import islice
 from typing import Protocol, TypeVar
 
 from impasse.catalog.conditions import Condition
-from impasse.episode.rundir import RunDir
+from impasse.episode.rundir import RunDir, read_json_file
 from impasse.infra.layers import ConditionImage
 from impasse.runs.runner import RunSpec
+from impasse.vocabulary import Outcome
 
 QUEUED_PER_WORKER = 2  # runs handed to the pool ahead of time: enough to keep workers busy, no more
 Handle = TypeVar("Handle", bound=Hashable)  # what a backend hands back for a run it was given
@@ -27,24 +28,45 @@ class Planned:
     staged: ConditionImage | None = None  # set once its image is built
 
     @property
+    def result(self) -> dict | None:
+        """Its result.json as written, or None while it has none (or none that can be read)."""
+        run = RunDir(self.spec.out / self.run_id)
+        try:
+            return read_json_file(run.result) if run.finished else None
+        except (OSError, ValueError):
+            return None
+
+    @property
     def finished(self) -> bool:
-        return RunDir(self.spec.out / self.run_id).finished
+        """A run that ended as a transport error measured nothing about the agent: it is redone,
+        so a matrix started again once the endpoint is fixed runs exactly what is still missing."""
+        return finished_result(self.result)
+
+
+def finished_result(result: dict | None) -> bool:
+    return result is not None and result.get("outcome") != Outcome.TRANSPORT_ERROR
 
 
 @dataclass(frozen=True)
 class Finished:
     """A run the executor is done with: its outcome, or why it failed (then the matrix redoes it
-    next time, as it does a run cut short)."""
+    next time, as it does a run cut short), or why it was held and never started."""
 
     item: Planned
     outcome: str | None = None
     error: str | None = None
+    held: bool = False
+
+
+# Called as a run is about to begin; False: hold it (it is not started and comes back held).
+Admit = Callable[[Planned], bool]
 
 
 class RunExecutor(Protocol):
-    def map(self, todo: list[Planned], started: Callable[[Planned], None]) -> Iterator[Finished]:
+    def map(self, todo: list[Planned], started: Admit) -> Iterator[Finished]:
         """Carry out every run of `todo` (its images already built where the runs will happen, or
-        built there once), call `started` as each begins, yield each as it ends, in any order."""
+        built there once), call `started` as each begins, yield each as it ends, in any order. A
+        run `started` answers False for is not started and is yielded `held`."""
         ...
 
 
