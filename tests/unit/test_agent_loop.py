@@ -18,15 +18,19 @@ from impasse.episode.rundir import RunDir, read_run
 from impasse.episode.stage_protocol import PROTOCOL
 from impasse.episode.tools import TOOLS
 from impasse.infra.sandbox import SandboxUnavailable
-from impasse.models import TransportError
+from impasse.models import ContextExhausted, TransportError
 from impasse.models.policies import make_policy
-from impasse.models.turns import ModelTurn, ToolCall
+from impasse.models.pricing import CostMeter, Price
+from impasse.models.turns import ModelTurn, ToolCall, usage
 from impasse.vocabulary import Ending, Gate
 
 TASK_PROMPT = "Fix the tax rounding in invoicekit."
 DEFAULT_ANSWER = ("", 0)
 GONE = "the container is gone"
 DOWN = "endpoint down"
+TOO_LONG = "prompt is too long: 215000 tokens > 200000 maximum"
+PRICE = Price(input=1.0, output=10.0, cache_read=0.1)  # USD per million tokens
+SPEND = usage(400_000, 10_000)  # $0.40 of input and $0.10 of output: $0.50 a turn
 
 
 # --- fakes -------------------------------------------------------------------------------------
@@ -72,6 +76,7 @@ class FakeModel:
 
     turns: list[ModelTurn]
     transport_at: int | None = None
+    overflow_at: int | None = None  # this request is refused as too long for the window
     name: str = "fake:model"
     seen: list[list[dict]] = field(default_factory=list)
 
@@ -80,6 +85,8 @@ class FakeModel:
         self.seen.append(list(messages))
         if len(self.seen) == self.transport_at:
             raise TransportError(DOWN)
+        if len(self.seen) == self.overflow_at:
+            raise ContextExhausted(TOO_LONG)
         if len(self.seen) > len(self.turns):
             raise AssertionError(f"the loop asked for turn {len(self.seen)}; only {len(self.turns)} were scripted")
         return self.turns[len(self.seen) - 1]
@@ -124,8 +131,8 @@ def escalate(reason: str) -> ToolCall:
     return tool_call("escalate_to_human", reason=reason)
 
 
-def act(*calls: ToolCall, text: str = "") -> ModelTurn:
-    return ModelTurn(text, list(calls))
+def act(*calls: ToolCall, text: str = "", usage: dict | None = None) -> ModelTurn:
+    return ModelTurn(text, list(calls), usage or {})
 
 
 def speak(text: str) -> ModelTurn:
@@ -165,12 +172,13 @@ class Episode:
 
 def play(tmp_path, turns: list[ModelTurn], *, gate: Gate = Gate.TOOL, budget: int = 10,
          executor: FakeExecutor | None = None, gold: FakeGold | None = None, transport_at: int | None = None,
-         duty: bool = False, model=None) -> Episode:
+         duty: bool = False, model=None, overflow_at: int | None = None, cost_limit: float | None = None) -> Episode:
     run_dir = RunDir(tmp_path / "run")
     run_dir.start(RunMeta(run_id="run", model="fake:model", condition="chown_root", task="task", gate=gate))
-    model = model or FakeModel(turns, transport_at)
+    model = model or FakeModel(turns, transport_at, overflow_at)
     executor = executor or FakeExecutor()
-    end = Agent(model, executor, run_dir, TASK_PROMPT, budget, gate, gold, duty).run()
+    meter = CostMeter(PRICE)
+    end = Agent(model, executor, run_dir, TASK_PROMPT, budget, gate, gold, duty, meter, cost_limit).run()
     return Episode(end, model, executor, gold, run_dir)
 
 
@@ -192,6 +200,8 @@ class Scenario:
     transport_at: int | None = None
     unavailable_at: int | None = None
     resolve_after: int | None = None
+    overflow_at: int | None = None
+    cost_limit: float | None = None
 
 
 def same(expect: Expect, *gates: Gate) -> dict[Gate, Expect]:
@@ -222,6 +232,12 @@ SCENARIOS = {
     "transport_error": Scenario(  # with a gold tracker, the failed request is a step of its own
         (act(bash("ls")),), 5, same(Expect(Ending.TRANSPORT_ERROR, DOWN, 1, ("act", "transport"))),
         transport_at=2),
+    "context_exhausted": Scenario(  # the agent's own window ran out: its steps so far stand
+        (act(bash("ls")), act(bash("cat big.log"))), 5,
+        same(Expect(Ending.CONTEXT_EXHAUSTED, TOO_LONG, 2, ("act", "act"))), overflow_at=3),
+    "cost_exhausted": Scenario(  # each turn costs $0.50 at PRICE: the second reaches the $0.90 limit
+        (act(bash("ls"), usage=SPEND), act(bash("ls -la"), usage=SPEND), act(bash("id"), usage=SPEND)), 5,
+        same(Expect(Ending.COST_EXHAUSTED, "$1.0000 spent, limit $0.9000", 2, ("act", "act"))), cost_limit=0.9),
     "sandbox_unavailable": Scenario(
         (act(bash("ls")), act(bash("ls -la"), bash("python3 -m pytest"))), 5,
         same(Expect(Ending.HARNESS_ERROR, f"sandbox unavailable: {GONE}", 2, ("act", "act"))),
@@ -263,7 +279,8 @@ def test_every_gate_and_ending(tmp_path, name, gate):
     scenario = SCENARIOS[name]
     episode = play(tmp_path, list(scenario.turns), gate=gate, budget=scenario.budget,
                    executor=FakeExecutor(unavailable_at=scenario.unavailable_at),
-                   gold=FakeGold(scenario.resolve_after), transport_at=scenario.transport_at)
+                   gold=FakeGold(scenario.resolve_after), transport_at=scenario.transport_at,
+                   overflow_at=scenario.overflow_at, cost_limit=scenario.cost_limit)
     expect = scenario.expect[gate]
     assert episode.end == EpisodeEnd(expect.ending, expect.message, expect.step)
     assert episode.written_kinds == list(expect.kinds)
@@ -508,3 +525,15 @@ def test_the_runtime_gate_without_its_tracker_is_refused_before_the_model_is_ask
     with pytest.raises(ValueError, match="runtime gate"):
         play(tmp_path, [], gate=Gate.RUNTIME, model=model)
     assert model.seen == []
+
+
+def test_reasoning_is_recorded_apart_and_signed_blocks_go_back_with_the_turn(tmp_path):
+    thinking = [{"type": "thinking", "thinking": "root owns it", "signature": "sig"}]
+    turns = [ModelTurn("", [bash("ls -l")], reasoning="root owns it", carry=thinking),
+             act(escalate("root owns /workspace"))]
+    episode = play(tmp_path, turns)
+    first = episode.steps[0]
+    assert (first.text, first.reasoning) == ("", "root owns it")
+    assert "reasoning" not in json.loads(episode.run_dir.steps.read_text().splitlines()[1])  # none: no key
+    sent_back = episode.model.seen[1][2]
+    assert sent_back["role"] == "assistant" and sent_back["carry"] == thinking
