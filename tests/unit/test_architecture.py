@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "impasse"
 # Imports only point to the same layer or an earlier one.
 LAYERS = (("vocabulary", "defaults", "paths", "hashing", "__init__"), ("catalog",), ("infra",), ("models",),
-          ("episode",), ("analysis",), ("truth",), ("proving",), ("runs",), ("cli", "__main__"))
+          ("episode",), ("agents",), ("analysis",), ("truth",), ("proving",), ("runs",), ("cli", "__main__"))
 MAX_LINES = 300
 # make_model, in the models package's face, builds the adapters, which import the face's errors and
 # spec parsing back: a known loop, left until those stand in a module of their own. Only these

@@ -1,0 +1,240 @@
+"""The model relay: one per run, on a unix socket that is bind-mounted into the agent's container
+(which keeps `--network none`; a forwarder inside serves the socket on 127.0.0.1). It takes only
+model calls — `POST /v1/messages` (Claude Code), `/v1/messages/count_tokens` (answered with an
+estimate) and `/v1/responses` (Codex) — answers each from impasse's `Model` (a scripted policy,
+or a provider adapter whose key stays on the host), and is the episode's step clock.
+
+    with Relay(model, run_dir, agent="claude-code", budget=80, between_steps=hook) as relay:
+        ...start the agent with relay.socket_path mounted, wait for it...
+    relay.ending  # budget_exhausted, escalate_to_human, task_complete, transport_error, …
+
+Refused, in the API's own error shape: every other path or method (404), a request naming a
+provider-side tool (400, see the wire modules' lists), a body that is not a request (400). Each
+request is logged to `relay.jsonl` in the run folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import socketserver
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+from impasse.agents import wire_anthropic, wire_responses
+from impasse.agents.exchange import Exchange, Reply, WireError
+from impasse.agents.step_clock import BetweenSteps, StepClock
+from impasse.agents.tool_names import AGENTS, result_of, to_impasse
+from impasse.agents.views import from_native, from_policy, native_messages, policy_messages, policy_tools, reply_of
+from impasse.defaults import BUDGET
+from impasse.episode.rundir import RunDir
+from impasse.infra.sandbox import WORKDIR
+from impasse.models import ContextExhausted, Model, TransportError
+from impasse.models.turns import ToolCall
+from impasse.vocabulary import Ending
+
+WIRES = {"/v1/messages": wire_anthropic, "/v1/responses": wire_responses, "/responses": wire_responses}
+STOP = "The episode is over; stop here."
+SIDE_ANSWER = "OK."
+
+
+class Refused(Exception):
+    def __init__(self, status: int, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.kind = status, kind
+
+
+class Relay:
+    def __init__(self, model: Model, run_dir: RunDir, agent: str, budget: int = BUDGET,
+                 between_steps: BetweenSteps | None = None, on_step=None, workdir: str = WORKDIR,
+                 socket_path: str | Path | None = None, speaks_impasse: bool | None = None) -> None:
+        """`speaks_impasse`: the model calls impasse's four tools and needs them in the agent's
+        names (default: the scripted policies do, a provider's model does not)."""
+        if agent not in AGENTS:
+            raise ValueError(f"the relay serves {', '.join(AGENTS)}, not {agent!r}")
+        self.model, self.run_dir, self.agent, self.workdir = model, run_dir, agent, workdir
+        self.speaks_impasse = model.name.startswith("scripted:") if speaks_impasse is None else speaks_impasse
+        self.clock = StepClock(run_dir, budget, between_steps, on_step)
+        self.issued: dict[str, ToolCall] = {}  # wire call id → the policy's own call
+        self.hidden: set[str] = set()
+        self.last: tuple[str, Reply] | None = None  # a retried request gets the same reply
+        self.lock = threading.Lock()
+        self.own_dir = None if socket_path else tempfile.mkdtemp(prefix="impasse-relay-")
+        self.socket_path = str(socket_path or Path(self.own_dir) / "model.sock")
+        self.server: socketserver.UnixStreamServer | None = None
+
+    @property
+    def ending(self):
+        return self.clock.ending
+
+    @property
+    def steps(self) -> int:
+        return self.clock.steps
+
+    def __enter__(self) -> Relay:
+        Path(self.socket_path).unlink(missing_ok=True)
+        self.server = RelayServer(self.socket_path, self)
+        os.chmod(self.socket_path, 0o666)  # the agent's user inside the container connects to it
+        if self.own_dir:
+            os.chmod(self.own_dir, 0o755)
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), name="impasse-relay", daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.server:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+        with self.lock:
+            self.clock.close({})  # a step whose results never came back is kept, without observations
+        Path(self.socket_path).unlink(missing_ok=True)
+        if self.own_dir:
+            os.rmdir(self.own_dir)
+
+    def answer(self, exchange: Exchange) -> tuple[Reply, str]:
+        """The reply to one request, and what it was (step, side, retry, stop)."""
+        if exchange.refused:
+            raise Refused(400, "invalid_request_error", "the relay does not take provider-side tools: "
+                          + ", ".join(exchange.refused))
+        with self.lock:
+            if not exchange.tools:  # a side request (a title, a summary): no step of the episode
+                return self.side(exchange), "side"
+            key = json.dumps([[t.role, t.text, [c.id for c in t.calls], [r.call_id for r in t.results]]
+                              for t in exchange.turns])
+            if self.last and self.last[0] == key:
+                return self.last[1], "retry"
+            self.clock.close(self.observations(exchange))
+            reply, kind = self.step(exchange)
+            self.last = (key, reply)
+            return reply, kind
+
+    def observations(self, exchange: Exchange) -> dict[str, tuple[str, int | None]]:
+        return {r.call_id: result_of(self.agent, r) for r in exchange.latest_results()}
+
+    def step(self, exchange: Exchange) -> tuple[Reply, str]:
+        started, clock = time.time(), time.monotonic()
+        opened = self.clock.next_step()
+        if opened is None:
+            return Reply(STOP), "stop"
+        index, gold = opened
+        if self.speaks_impasse:
+            messages, tools = policy_messages(exchange, self.agent, self.issued, self.hidden), policy_tools()
+        else:
+            messages, tools = native_messages(exchange), exchange.tools
+        try:
+            turn = self.model.complete(messages, tools)
+        except ContextExhausted as err:
+            self.clock.end(Ending.CONTEXT_EXHAUSTED, str(err))
+            return Reply(STOP), "stop"
+        except TransportError as err:
+            self.clock.fail(index, started, gold, Ending.TRANSPORT_ERROR, str(err))
+            return Reply(STOP), "stop"
+        if self.speaks_impasse:
+            wire = from_policy(turn, self.agent, exchange.offered, self.workdir)
+            recorded = list(turn.tool_calls)
+            self.issued.update({call.id: call for call in recorded})
+            self.hidden.update(call.id for call in wire if call.hidden)
+        else:
+            wire = from_native(turn, exchange.offered)
+            recorded = [to_impasse(call) for call in wire]
+        self.clock.begin(index, started, clock, turn.text, recorded, [c for c in wire if not c.hidden],
+                         turn.usage, gold)
+        return reply_of(turn, wire), "step"
+
+    def side(self, exchange: Exchange) -> Reply:
+        if self.speaks_impasse:
+            return Reply(SIDE_ANSWER)
+        try:
+            turn = self.model.complete(native_messages(exchange), [])
+        except (TransportError, ContextExhausted) as err:
+            raise Refused(500, "api_error", f"the model failed: {err}") from None
+        return Reply(turn.text, [], turn.usage)
+
+    def log(self, entry: dict) -> None:
+        with (self.run_dir.path / "relay.jsonl").open("a", encoding="utf-8") as out:
+            out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+class RelayServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+    def __init__(self, path: str, relay: Relay) -> None:
+        self.relay = relay
+        super().__init__(path, Handler)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: RelayServer
+
+    def log_message(self, *args) -> None:  # requests go to relay.jsonl; a unix peer has no address
+        pass
+
+    def do_POST(self) -> None:
+        started = time.monotonic()
+        path = self.path.split("?", 1)[0].rstrip("/")
+        body = self.rfile.read(int(self.headers.get("content-length") or 0))
+        wire = wire_anthropic if path.startswith("/v1/messages") else WIRES.get(path)
+        entry = {"at": time.time(), "method": "POST", "path": self.path}
+        try:
+            if wire is None:
+                raise Refused(404, "not_found_error", f"no such endpoint: POST {path}")
+            request = json.loads(body or b"null")
+            if not isinstance(request, dict):
+                raise WireError("the body is not a JSON object")
+            if path == "/v1/messages/count_tokens":
+                self.send_json(200, wire_anthropic.count_tokens(request))
+                entry["kind"] = "count_tokens"
+            else:
+                exchange = wire.read_request(request)
+                reply, entry["kind"] = self.server.relay.answer(exchange)
+                entry["step"] = self.server.relay.steps
+                self.send_reply(wire, reply, exchange)
+        except (json.JSONDecodeError, WireError) as err:
+            self.send_error_body(wire or wire_anthropic, Refused(400, "invalid_request_error", str(err)))
+            entry |= {"kind": "refused", "status": 400, "error": str(err)}
+        except Refused as err:
+            self.send_error_body(wire or wire_anthropic, err)
+            entry |= {"kind": "refused", "status": err.status, "error": str(err)}
+        entry["ms"] = round((time.monotonic() - started) * 1000, 3)
+        self.server.relay.log(entry)
+
+    def refuse_method(self) -> None:
+        self.send_error_body(wire_anthropic, Refused(404, "not_found_error", f"no such endpoint: {self.command} "
+                                                                            f"{self.path}"))
+        self.server.relay.log({"at": time.time(), "method": self.command, "path": self.path, "kind": "refused",
+                               "status": 404})
+
+    do_GET = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = refuse_method
+
+    def send_reply(self, wire, reply: Reply, exchange: Exchange) -> None:
+        if not exchange.stream:
+            self.send_json(200, wire.reply_body(reply, exchange.model))
+            return
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        chunks = (f"event: {kind}\ndata: {json.dumps(data)}\n\n" for kind, data in wire.events(reply, exchange.model))
+        self.wfile.write("".join(chunks).encode())
+        self.wfile.flush()
+
+    def send_error_body(self, wire, err: Refused) -> None:
+        kind = err.kind if wire is wire_anthropic else {"not_found_error": "not_found",
+                                                        "api_error": "server_error"}.get(err.kind, err.kind)
+        self.send_json(err.status, wire.error(kind, str(err)))
+
+    def send_json(self, status: int, data: dict) -> None:
+        body = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)

@@ -1,0 +1,220 @@
+"""impasse's four tools in each external agent's own names, and back.
+
+A scripted policy speaks impasse's tools (`bash`, `edit_file`, `task_complete`,
+`escalate_to_human`); Claude Code and Codex only carry out their own. `to_agent` turns a policy's
+call into the agent's call(s); `to_impasse` names an agent's call in impasse's vocabulary for
+`steps.jsonl` (so the annotator reads these runs as it reads its own); `result_of` reads an agent's
+tool result back as an observation: its output and, where the agent reports it, the exit code.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+from impasse.models.turns import ToolCall
+from impasse.vocabulary import Tool
+
+CLAUDE_CODE, CODEX = "claude-code", "codex"
+AGENTS = (CLAUDE_CODE, CODEX)
+MCP_SERVER = "impasse"
+CLAUDE_MCP_PREFIX = f"mcp__{MCP_SERVER}__"  # Claude Code: mcp__<server>__<tool>
+CODEX_NAMESPACE = f"mcp__{MCP_SERVER}"  # Codex: a `namespace` tool group, the call carries it
+TERMINAL_ARGUMENT = {Tool.TASK_COMPLETE: "summary", Tool.ESCALATE_TO_HUMAN: "reason"}
+EXEC_YIELD_MS = 30000  # unified exec's longest wait before it hands back a running session
+
+
+@dataclass(slots=True)
+class AgentCall:
+    """A tool call on the agent's wire. `arguments` is the JSON object of a function tool, `text`
+    the input of a freeform (custom) tool such as Codex's apply_patch; `hidden` marks the relay's
+    own plumbing (the Read Claude Code requires before an Edit), which the policy never sees."""
+
+    id: str
+    name: str
+    arguments: dict | None = None
+    text: str | None = None
+    namespace: str | None = None
+    hidden: bool = False
+
+    @property
+    def freeform(self) -> bool:
+        return self.text is not None
+
+    @property
+    def raw(self) -> str:
+        return self.text if self.freeform else json.dumps(self.arguments or {})
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """What the agent sends back for one call: the text it shows the model, and Claude Code's
+    `is_error` flag (None where the wire has none)."""
+
+    call_id: str
+    text: str
+    is_error: bool | None = None
+
+
+@dataclass
+class Offered:
+    """The tool names a request offers; which are freeform (custom) tools, such as Codex's
+    apply_patch; and the flattened names of namespaced tools (`mcp__impasse__escalate_to_human`)
+    with their (namespace, name) on the wire."""
+
+    names: set[str] = field(default_factory=set)
+    custom: set[str] = field(default_factory=set)
+    namespaced: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+def absolute(path: str, workdir: str) -> str:
+    return path if path.startswith("/") else posixpath.normpath(posixpath.join(workdir, path))
+
+
+def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str) -> list[AgentCall]:
+    """A policy's call as the agent's call(s), with the policy's call id (a hidden helper gets its own)."""
+    args = call.arguments or {}
+    if call.name in TERMINAL_ARGUMENT:
+        if agent == CLAUDE_CODE:
+            return [AgentCall(call.id, CLAUDE_MCP_PREFIX + call.name, dict(args))]
+        return [AgentCall(call.id, call.name, dict(args), namespace=CODEX_NAMESPACE)]
+    if call.name == Tool.BASH:
+        if agent == CLAUDE_CODE:
+            return [AgentCall(call.id, "Bash", {"command": args.get("command", "")})]
+        return [exec_call(call.id, args.get("command", ""))]
+    if call.name == Tool.EDIT_FILE:
+        return claude_edit(call, args, workdir) if agent == CLAUDE_CODE else codex_edit(call, args, offered)
+    return [AgentCall(call.id, call.name, dict(args))]  # not a tool of impasse's: the agent answers it
+
+
+def exec_call(call_id: str, command: str) -> AgentCall:
+    return AgentCall(call_id, "exec_command", {"cmd": command, "yield_time_ms": EXEC_YIELD_MS})
+
+
+def claude_edit(call: ToolCall, args: dict, workdir: str) -> list[AgentCall]:
+    """An empty old_str creates the file (Write); any other edit is an Edit, which Claude Code refuses
+    on a file not Read in this session, so a hidden Read goes first in the same turn (Claude Code
+    runs a turn's calls in order)."""
+    path = absolute(args.get("path", ""), workdir)
+    if not args.get("old_str"):
+        return [AgentCall(call.id, "Write", {"file_path": path, "content": args.get("new_str", "")})]
+    read = AgentCall(f"{call.id}_read", "Read", {"file_path": path}, hidden=True)
+    edit = AgentCall(call.id, "Edit", {"file_path": path, "old_string": args.get("old_str", ""),
+                                       "new_string": args.get("new_str", "")})
+    return [read, edit]
+
+
+def codex_patch(path: str, old: str, new: str) -> str:
+    """The edit in Codex's patch envelope: a new file is an Add File; a change is one hunk whose
+    lines around the change are its context (Codex finds the hunk by its old lines)."""
+    if not old:
+        lines = "".join(f"+{line}\n" for line in new.splitlines())
+        return f"*** Begin Patch\n*** Add File: {path}\n{lines}*** End Patch\n"
+    before, after = old.splitlines(), new.splitlines()
+    body = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=before, b=after, autojunk=False).get_opcodes():
+        if op == "equal":
+            body += [f" {line}" for line in before[i1:i2]]
+            continue
+        body += [f"-{line}" for line in before[i1:i2]] + [f"+{line}" for line in after[j1:j2]]
+    return f"*** Begin Patch\n*** Update File: {path}\n@@\n" + "\n".join(body) + "\n*** End Patch\n"
+
+
+def line_aligned(text: str) -> bool:
+    return text == "" or text.endswith("\n")
+
+
+def codex_edit(call: ToolCall, args: dict, offered: Offered) -> list[AgentCall]:
+    """apply_patch as the request offers it (custom: the patch is the input; function: {"input"}); an
+    edit of part of a line, which a patch cannot say, runs as impasse's own edit script would."""
+    path, old, new = args.get("path", ""), args.get("old_str", ""), args.get("new_str", "")
+    if "apply_patch" in offered.names and line_aligned(old) and line_aligned(new):
+        patch = codex_patch(path, old, new)
+        if "apply_patch" in offered.custom:
+            return [AgentCall(call.id, "apply_patch", text=patch)]
+        return [AgentCall(call.id, "apply_patch", {"input": patch})]
+    script = ("import sys, json\n"
+              "p, o, n = json.loads(sys.argv[1])\n"
+              "t = open(p).read()\n"
+              "if t.count(o) != 1:\n"
+              "    sys.exit(f'edit_file: old_str not found in {p}' if o not in t else f'edit_file: old_str occurs "
+              "{t.count(o)} times in {p}')\n"
+              "open(p, 'w').write(t.replace(o, n, 1))\n")
+    payload = json.dumps([path, old, new])
+    return [exec_call(call.id, f"python3 -c {quote(script)} {quote(payload)}")]
+
+
+def quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def to_impasse(call: AgentCall) -> ToolCall:
+    """An agent's call named in impasse's vocabulary where it is one of impasse's four (the wire's
+    own input kept as `raw_arguments`); any other tool keeps its own name."""
+    args = call.arguments or {}
+    name = call.name.removeprefix(CLAUDE_MCP_PREFIX) if call.namespace is None else call.name
+    if name in TERMINAL_ARGUMENT and (call.namespace in (None, CODEX_NAMESPACE)):
+        mapped = (name, {TERMINAL_ARGUMENT[name]: str(args.get(TERMINAL_ARGUMENT[name], ""))})
+    elif call.name == "Bash" or call.name == "exec_command":
+        mapped = (Tool.BASH, {"command": str(args.get("command", args.get("cmd", "")))})
+    elif call.name == "Edit":
+        mapped = (Tool.EDIT_FILE, {"path": str(args.get("file_path", "")), "old_str": str(args.get("old_string", "")),
+                                   "new_str": str(args.get("new_string", ""))})
+    elif call.name == "Write":
+        mapped = (Tool.EDIT_FILE, {"path": str(args.get("file_path", "")), "old_str": "",
+                                   "new_str": str(args.get("content", ""))})
+    elif call.name == "apply_patch":
+        mapped = (Tool.EDIT_FILE, patch_as_edit(call.text if call.freeform else str(args.get("input", ""))))
+    else:
+        return ToolCall(call.id, call.name, call.arguments, call.raw)
+    return ToolCall(call.id, str(mapped[0]), mapped[1], call.raw)
+
+
+PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (.+)$", re.M)
+
+
+def patch_as_edit(patch: str) -> dict:
+    """A patch as edit_file's arguments: its first file, the lines it removes and the lines it adds."""
+    found = PATCH_FILE.search(patch)
+    lines = patch.splitlines()
+    return {"path": found.group(1).strip() if found else "",
+            "old_str": "\n".join(ln[1:] for ln in lines if ln.startswith("-")),
+            "new_str": "\n".join(ln[1:] for ln in lines if ln.startswith("+"))}
+
+
+REMINDER = re.compile(r"\s*<system-reminder>.*?</system-reminder>\s*", re.S)
+CLAUDE_EXIT = re.compile(r"\AExit code (-?\d+)\n?")
+CODEX_HEADER = re.compile(r"(?:Chunk ID|Wall time|Process exited with code|Exit code|Original token count"
+                          r"|Process running with session ID)\b.*")
+CODEX_EXIT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)
+
+
+def result_of(agent: str, result: ToolResult) -> tuple[str, int | None]:
+    """An agent's tool result as (output, exit code): the code where the agent says it, else 0 for
+    a call the agent reports as succeeded and None (failed, status unknown) for one it reports as
+    failed. Claude Code's reminders appended to results are the agent's, not the command's."""
+    if agent == CLAUDE_CODE:
+        text = REMINDER.sub("\n", result.text).strip("\n") + ("\n" if result.text.strip() else "")
+        if not result.is_error:
+            return text, 0
+        found = CLAUDE_EXIT.match(text)
+        return (text[found.end():], int(found.group(1))) if found else (text, None)
+    return codex_output(result.text)
+
+
+def codex_output(text: str) -> tuple[str, int | None]:
+    lines = text.split("\n")
+    header = 0
+    while header < len(lines) and CODEX_HEADER.fullmatch(lines[header]):
+        header += 1
+    code = CODEX_EXIT.search("\n".join(lines[:header]))
+    if header < len(lines) and lines[header] == "Output:":
+        body = "\n".join(lines[header + 1:])
+    else:
+        body = text if header == 0 else "\n".join(lines[header:])
+    if code:
+        return body, int(code.group(1))
+    return body, None
