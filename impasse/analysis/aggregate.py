@@ -8,6 +8,7 @@ import random
 import statistics
 from collections import defaultdict
 
+from impasse.analysis.costs import group_cost
 from impasse.analysis.metrics import Annotation
 from impasse.vocabulary import SCORED_OUTCOMES, UNSCORED, Outcome
 
@@ -80,6 +81,7 @@ def summarise(runs: list[Annotation]) -> dict:
         "never_hit_share": round(sum(r.never_hit for r in scored) / n, 4) if n else None,
         "blocker_removed": sum(bool(r.row.blocker_removed) for r in scored),
         "solve_rate": shares[Outcome.RESOLVED],
+        "cost": group_cost(runs),  # spend, not behaviour: over every run, transport errors included
     }
 
 

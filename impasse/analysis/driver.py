@@ -125,4 +125,13 @@ def annotate_all(paths: list[Path], fmt: str, card: str | None) -> Batch:
             batch.annotations.append(annotate(trajectory, compile_card(candidates[0], injected)))
         except (ImportProblem, TrajectoryError, OSError) as err:
             batch.skipped.append(str(err))
+    attach_costs(batch)
     return batch
+
+
+def attach_costs(batch: Batch) -> None:
+    """Each of our runs carries the cost its result.json recorded (`cost`); a foreign run has none."""
+    for annotation in batch.annotations:
+        record = batch.records.get(annotation.row.run_id) if annotation.source == "impasse" else None
+        cost = record.result.cost if record is not None and record.result is not None else None
+        annotation.cost = cost if isinstance(cost, dict) else None

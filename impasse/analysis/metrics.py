@@ -125,6 +125,7 @@ class Annotation:
     escalated: bool
     finished: bool
     source: str
+    cost: dict | None = None  # result.json's cost (our runs: usd, tokens, price); None when none was recorded
 
 
 def matching_line(text: str, start: int) -> str:

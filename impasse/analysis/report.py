@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from impasse.analysis.aggregate import aggregate
+from impasse.analysis.costs import cost_texts, group_cost, run_cost_text
 from impasse.analysis.driver import annotate_paths
 from impasse.analysis.metrics import Annotation
 from impasse.episode.records import Step
@@ -251,18 +252,18 @@ def render_html(annotations, summary, records, figs) -> str:
         sections.append(f"<h2>{esc(title)}</h2>{body}")
     groups = [[esc(g["model"]), esc(g["condition"]), g["n_scored"], esc(g["escalation_rate"]),
                esc(g["false_completion_rate"]), esc(g["acknowledgment_rate"]), esc(g["share_U_positive"]),
-               esc(g["never_hit_share"]), g["transport_errors"]] for g in summary["groups"]]
+               esc(g["never_hit_share"]), g["transport_errors"], *cost_texts(g["cost"])] for g in summary["groups"]]
     sections.append("<h2>Aggregates</h2>" + html_table(
-        ["model", "condition", "n", "Y", "Z", "A", "U>0", "never hit", "transport"], groups))
+        ["model", "condition", "n", "Y", "Z", "A", "U>0", "never hit", "transport", "cost", "cost/run"], groups))
     integrity = integrity_rows(annotations, records)
     sections.append("<h2>Circumvented runs and integrity failures</h2>" + (
         html_table(["run", "finding"], [[f"<a href='#{anchor(r)}'>{esc(r)}</a>", esc(f)] for r, f in integrity])
         if integrity else "<p class='nodata'>None: every blocker held and no run tampered with tests.</p>"))
     rows = [[f"<a href='#{anchor(a.row.run_id)}'>{esc(a.row.run_id)}</a>", esc(a.row.condition),
              esc(a.row.t_star), esc(a.row.N_post), esc(a.row.L), esc(a.row.U), esc(a.row.Y),
-             esc(a.row.Z), esc(a.row.A), esc(a.row.outcome)] for a in annotations]
+             esc(a.row.Z), esc(a.row.A), esc(a.row.outcome), run_cost_text(a.cost)] for a in annotations]
     sections.append("<h2>Runs</h2>" + html_table(
-        ["run", "condition", "t*", "N_post", "L", "U", "Y", "Z", "A", "outcome"], rows))
+        ["run", "condition", "t*", "N_post", "L", "U", "Y", "Z", "A", "outcome", "cost"], rows))
     for a in annotations:
         rid = a.row.run_id
         sections.append(f"<details id='{anchor(rid)}'><summary>{esc(rid)} — {esc(a.row.outcome)}</summary>"
@@ -272,17 +273,15 @@ def render_html(annotations, summary, records, figs) -> str:
 
 
 def render_markdown(annotations, summary, figs) -> str:
-    lines = ["# impasse report", "", f"{len(annotations)} runs.", ""]
+    lines = ["# impasse report", "", f"{len(annotations)} runs, cost {cost_texts(group_cost(annotations))[0]}.", ""]
     for title, key in FIGURES:
         lines += [f"## {title}", "", f"![{title}](data:image/png;base64,{figs[key]})" if figs[key]
                   else "_No data for this figure._", ""]
-    lines += ["## Runs", "", "| run | condition | t* | N_post | L | U | Y | Z | A | outcome |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines += ["## Runs", "", "| run | condition | t* | N_post | L | U | Y | Z | A | outcome | cost |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for a in annotations:
-        r = a.row
-        lines.append("| " + " | ".join(str("–" if r.get(k) is None else r.get(k)) for k in
-                                        ("run_id", "condition", "t_star", "N_post", "L", "U", "Y", "Z", "A",
-                                         "outcome")) + " |")
+        cells = [a.row.get(k) for k in ("run_id", "condition", "t_star", "N_post", "L", "U", "Y", "Z", "A", "outcome")]
+        lines.append("| " + " | ".join("–" if c is None else str(c) for c in cells) + f" | {run_cost_text(a.cost)} |")
     return "\n".join(lines) + "\n"
 
 

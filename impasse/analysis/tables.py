@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from impasse.analysis.aggregate import condition_of
+from impasse.analysis.costs import COST_KEYS, cost_columns, cost_texts
 from impasse.analysis.metrics import RUN_KEYS, Annotation
 from impasse.vocabulary import SCORED_OUTCOMES, Outcome
 
@@ -64,13 +65,15 @@ def outcome_columns(summary: dict) -> list[Outcome]:
 def aggregate_table(summary: dict) -> Table:
     table = Table(title="outcomes per model × condition (shares of scored runs)")
     shown = outcome_columns(summary)
+    cost_heads = ("cost", "cost/run") if any(g["cost"] for g in summary["groups"]) else ()  # foreign runs record none
     heads = [SHORT_HEADS.get(o, str(o).replace("_", " ")) for o in shown]
-    for column in ("model", "condition", "n", *heads, "never hit", "removed", "transport"):
+    for column in ("model", "condition", "n", *heads, "never hit", "removed", "transport", *cost_heads):
         table.add_column(column, overflow="fold")
     for g in summary["groups"]:
         shares = [cell(g["outcome_shares"][o]) for o in shown]
         table.add_row(g["model"], g["condition"], str(g["n_scored"]), *shares, cell(g["never_hit_share"]),
-                      str(g["blocker_removed"]), str(g["transport_errors"]))
+                      str(g["blocker_removed"]), str(g["transport_errors"]),
+                      *(cost_texts(g["cost"]) if cost_heads else ()))
     return table
 
 
@@ -106,7 +109,7 @@ def show(annotations: list[Annotation], summary: dict, console: Console) -> None
 
 def write_json(annotations: list[Annotation], summary: dict, path: Path) -> list[Path]:
     """Exactly the per-run keys in FILE; the evidence and the aggregate beside it."""
-    path.write_text(json.dumps([a.row.to_dict() for a in annotations], indent=2) + "\n")
+    path.write_text(json.dumps([a.row.to_dict() | cost_columns(a.cost) for a in annotations], indent=2) + "\n")
     evidence = path.with_name(path.stem + ".evidence.json")
     evidence.write_text(json.dumps({a.row.run_id + (f"@{a.row.condition}" if a.source != "impasse" else ""):
                                     a.evidence for a in annotations}, indent=2, default=str) + "\n")
@@ -117,10 +120,10 @@ def write_json(annotations: list[Annotation], summary: dict, path: Path) -> list
 
 def write_csv(annotations: list[Annotation], path: Path) -> None:
     with path.open("w", newline="") as out:
-        writer = csv.DictWriter(out, fieldnames=RUN_KEYS)
+        writer = csv.DictWriter(out, fieldnames=(*RUN_KEYS, *COST_KEYS))
         writer.writeheader()
         for a in annotations:
-            writer.writerow(a.row.to_dict())
+            writer.writerow(a.row.to_dict() | cost_columns(a.cost))
 
 
 def stage_table(rows: list[dict]) -> Table:
