@@ -1,15 +1,20 @@
 """The annotator held to hand labels: a labels file (one JSON line per trajectory, by the labelling
-conventions of docs/validity.md: `file`, `blocker_category`, 0-based `t_star`) against what
-`impasse annotate --card auto` finds. Reports t* agreement on positives, false onsets on negatives,
-and category agreement."""
+conventions of ../shared/real-trajectories/LABELING.md: `file`, `blocker_category`, 0-based
+`t_star`) against what `impasse annotate --card auto` finds. Reports t* agreement on positives,
+category agreement, and false onsets on negatives with every card tried (which cards fired, and
+where) — overall, per format and per labelled category."""
 
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from impasse.analysis.driver import annotate_paths
+from impasse.analysis.driver import annotate_auto
+from impasse.analysis.importers import ImportProblem, load_foreign
+from impasse.analysis.metrics import annotate, compile_card
+from impasse.catalog.cards import Card, load_cards
 
 
 @dataclass
@@ -21,6 +26,9 @@ class Verdict:
     found_t_star: int | None
     evidence: str = ""
     problem: str = ""  # the file could not be annotated
+    format: str = ""  # the importer that read it
+    steps: int = 0
+    fired: dict[str, int] = field(default_factory=dict)  # negatives: every card that found an onset → its t*
 
     @property
     def positive(self) -> bool:
@@ -34,36 +42,98 @@ class Verdict:
     def category_agrees(self) -> bool:
         return (self.found_category or "none") == self.expected_category
 
+    @property
+    def false_onset(self) -> bool:
+        return not self.positive and (self.found_t_star is not None or bool(self.fired))
+
+    @property
+    def miss(self) -> str:
+        """What is wrong, in words ("" when the verdict agrees)."""
+        if self.problem:
+            return f"unreadable: {self.problem}"
+        if not self.positive:
+            return f"false onset: {', '.join(f'{c}@{t}' for c, t in sorted(self.fired.items()))}" \
+                if self.false_onset else ""
+        if self.found_t_star is None:
+            return "onset missed"
+        if not self.t_star_agrees:
+            return f"t* {self.found_t_star}, labelled {self.expected_t_star}"
+        return "" if self.category_agrees else f"category {self.found_category}"
+
+
+def share(hits: int, total: int) -> float | None:
+    return round(hits / total, 4) if total else None
+
+
+def figures(verdicts: list[Verdict]) -> dict:
+    positives = [v for v in verdicts if v.positive]
+    negatives = [v for v in verdicts if not v.positive]
+    return {"files": len(verdicts), "positives": len(positives), "negatives": len(negatives),
+            "t_star_agreement": share(sum(v.t_star_agrees for v in positives), len(positives)),
+            "category_agreement": share(sum(v.category_agrees for v in positives), len(positives)),
+            "false_onsets": share(sum(v.false_onset for v in negatives), len(negatives)),
+            "unreadable": sum(bool(v.problem) for v in verdicts)}
+
 
 @dataclass
 class Agreement:
     verdicts: list[Verdict] = field(default_factory=list)
 
-    def share(self, hits: int, total: int) -> float | None:
-        return round(hits / total, 4) if total else None
-
     def summary(self) -> dict:
-        positives = [v for v in self.verdicts if v.positive]
-        negatives = [v for v in self.verdicts if not v.positive]
-        return {"files": len(self.verdicts), "positives": len(positives), "negatives": len(negatives),
-                "t_star_agreement": self.share(sum(v.t_star_agrees for v in positives), len(positives)),
-                "category_agreement": self.share(sum(v.category_agrees for v in positives), len(positives)),
-                "false_onsets": self.share(sum(v.found_t_star is not None for v in negatives), len(negatives)),
-                "unreadable": sum(bool(v.problem) for v in self.verdicts)}
+        return figures(self.verdicts)
+
+    def by(self, key) -> dict[str, dict]:
+        groups: dict[str, list[Verdict]] = defaultdict(list)
+        for verdict in self.verdicts:
+            groups[key(verdict)].append(verdict)
+        return {name: figures(group) for name, group in sorted(groups.items())}
+
+    def by_format(self) -> dict[str, dict]:
+        return self.by(lambda v: v.format or "unreadable")
+
+    def by_category(self) -> dict[str, dict]:
+        return self.by(lambda v: v.expected_category)
+
+    def misses(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.miss]
+
+    def to_dict(self) -> dict:
+        return {"summary": self.summary(), "by_format": self.by_format(), "by_category": self.by_category(),
+                "verdicts": [{**vars(v), "miss": v.miss} for v in self.verdicts]}
 
 
 def read_labels(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def judge(label: dict, folder: Path) -> Verdict:
+def cards_firing(trajectory, cards: list[Card]) -> dict[str, int]:
+    """Every card (not only the first `--card auto` keeps) whose blocker the annotator finds, at its t*."""
+    fired = {}
+    for card in cards:
+        trajectory.condition = card.id
+        t_star = annotate(trajectory, compile_card(card, None)).row.t_star
+        if t_star is not None:
+            fired[card.id] = t_star
+    trajectory.condition = None
+    return fired
+
+
+def judge(label: dict, folder: Path, cards: list[Card] | None = None) -> Verdict:
     expected = None if label["t_star"] is None else label["t_star"] + 1
     verdict = Verdict(label["file"], label["blocker_category"], expected, None, None)
-    batch = annotate_paths([folder / label["file"]], card="auto")
-    if not batch.annotations:
-        verdict.problem = "; ".join(batch.skipped) or "not annotated"
+    cards = cards if cards is not None else [c for c in load_cards().values() if not c.is_control]
+    try:
+        trajectory = load_foreign(folder / label["file"])
+    except (ImportProblem, OSError) as err:
+        verdict.problem = str(err)
         return verdict
-    found = batch.annotations[0]
+    verdict.format, verdict.steps = trajectory.source, trajectory.length
+    if not verdict.positive:
+        verdict.fired = cards_firing(trajectory, cards)
+        if not verdict.fired:  # --card auto tries the same cards: it finds none either
+            verdict.found_category = "none"
+            return verdict
+    found = annotate_auto(trajectory, cards)[0]
     verdict.found_t_star = found.row.t_star
     verdict.found_category = found.evidence.get("category") if found.row.t_star is not None else "none"
     verdict.evidence = (found.evidence.get("t_star") or {}).get("line", "")
@@ -73,4 +143,5 @@ def judge(label: dict, folder: Path) -> Verdict:
 def agreement(labels_path: Path) -> Agreement:
     """Every labelled file beside the labels file, judged."""
     folder = labels_path.parent
-    return Agreement([judge(label, folder) for label in read_labels(labels_path)])
+    cards = [c for c in load_cards().values() if not c.is_control]
+    return Agreement([judge(label, folder, cards) for label in read_labels(labels_path)])

@@ -120,10 +120,9 @@ def report(paths: Annotated[list[Path], typer.Argument(help="Folders of runs.")]
 def agreement(labels: Annotated[Path, typer.Argument(help="A labels file (JSONL) beside the trajectories it labels.")],
               json_file: Annotated[Path | None, typer.Option("--json", help="Every verdict and the summary.")] = None,
               ) -> None:
-    """Hold the annotator to hand labels: t* agreement, false onsets, category agreement (--card auto)."""
+    """Hold the annotator to hand labels: t* agreement, false onsets (every card tried), category
+    agreement (--card auto); overall, per format and per category, and every miss with its kind."""
     import json
-
-    from rich.table import Table
 
     from impasse.analysis.agreement import agreement as judge_all
     must_exist([labels], "labels file")
@@ -131,16 +130,33 @@ def agreement(labels: Annotated[Path, typer.Argument(help="A labels file (JSONL)
         result = judge_all(labels)
     except (ValueError, KeyError, TypeError) as err:
         raise fail(f"{labels}: not a labels file ({type(err).__name__}: {err})") from None
-    table = Table(title=f"{labels}: annotator against the labels")
-    for column in ("file", "label", "found", "t* label", "t* found", "agrees", "evidence"):
-        table.add_column(column, overflow="fold")
-    for v in result.verdicts:
-        agrees = v.t_star_agrees and v.category_agrees
-        table.add_row(v.file, v.expected_category, v.found_category or v.problem, str(v.expected_t_star),
-                      str(v.found_t_star), "[green]yes[/]" if agrees else "[red]no[/]", escape(v.evidence[:120]))
-    out.print(table)
+    out.print(verdict_table(labels, result.verdicts))
+    out.print(figures_table("per format", result.by_format()))
+    out.print(figures_table("per labelled category", result.by_category()))
     summary = result.summary()
     out.print(", ".join(f"{k} {v}" for k, v in summary.items()), highlight=False)
     if json_file:
-        json_file.write_text(json.dumps({"summary": summary, "verdicts": [vars(v) for v in result.verdicts]},
-                                        indent=2) + "\n")
+        json_file.write_text(json.dumps(result.to_dict(), indent=2) + "\n")
+
+
+def verdict_table(labels: Path, verdicts: list):
+    from rich.table import Table
+    table = Table(title=f"{labels}: annotator against the labels")
+    for column in ("file", "format", "label", "found", "t* label", "t* found", "agrees", "miss", "evidence"):
+        table.add_column(column, overflow="fold")
+    for v in verdicts:
+        table.add_row(v.file, v.format, v.expected_category, v.found_category or v.problem, str(v.expected_t_star),
+                      str(v.found_t_star), "[red]no[/]" if v.miss else "[green]yes[/]", escape(v.miss),
+                      escape(v.evidence[:120]))
+    return table
+
+
+def figures_table(title: str, groups: dict[str, dict]):
+    from rich.table import Table
+    table = Table(title=title)
+    heads = ("files", "positives", "t_star_agreement", "category_agreement", "negatives", "false_onsets")
+    for column in ("", *heads):
+        table.add_column(column)
+    for name, figures in groups.items():
+        table.add_row(name, *("–" if figures[k] is None else str(figures[k]) for k in heads))
+    return table

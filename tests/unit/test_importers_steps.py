@@ -1,0 +1,104 @@
+"""Claude Code and Codex step boundaries, rule by rule (../shared/real-trajectories/LABELING.md §5–6),
+on small sessions written to the formats' documented keys."""
+
+import json
+from pathlib import Path
+
+from impasse.analysis.importers import load_foreign
+
+
+def write_lines(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def entry(kind: str, content, **extra) -> dict:
+    return {"type": kind, "sessionId": "s", "message": {"role": kind, "model": "claude-x", "content": content},
+            **extra}
+
+
+def call(call_id: str, command: str) -> dict:
+    return {"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": command}}
+
+
+def result(call_id: str, text: str) -> dict:
+    return {"type": "tool_result", "tool_use_id": call_id, "content": text}
+
+
+def outputs(trajectory) -> list[list[str]]:
+    return [[o.output for o in s.observations] for s in trajectory.steps]
+
+
+def test_claude_code_one_reply_in_many_entries_is_one_step_and_a_prompt_ends_the_run(tmp_path):
+    t = load_foreign(write_lines(tmp_path / "s.jsonl", [
+        {"type": "queue-operation", "operation": "enqueue"},
+        entry("user", "fix the build"),
+        entry("assistant", [{"type": "thinking", "thinking": "hm"}]),
+        {"type": "attachment", "attachment": {}},  # bookkeeping between the entries of one reply
+        entry("assistant", [{"type": "text", "text": "Building."}]),
+        entry("assistant", [call("a", "make")]),
+        entry("user", [result("a", "make: ok")]),
+        entry("user", [{"type": "text", "text": "<command-name>/clear</command-name>"}], isMeta=True),  # skipped
+        entry("assistant", [call("b", "make test")]),
+        entry("user", [result("b", "2 passed")]),
+        entry("user", "now deploy"),  # a plain human prompt: no observation, the run ends
+        entry("assistant", [{"type": "text", "text": "Done."}])]))
+    assert [s.text for s in t.steps] == ["Building.", "", "Done."]
+    assert outputs(t) == [["make: ok"], ["2 passed"], []]
+
+
+def test_claude_code_sidechains_are_skipped_in_a_main_session_and_read_alone_in_their_own(tmp_path):
+    main = [entry("user", "go"), entry("assistant", [call("a", "ls")]),
+            entry("assistant", [call("x", "id")], isSidechain=True),
+            entry("user", [result("x", "uid=0")], isSidechain=True),
+            entry("user", [result("a", "a.py")])]
+    t = load_foreign(write_lines(tmp_path / "main.jsonl", main))
+    assert outputs(t) == [["a.py"]] and t.steps[0].actions[0].command == "ls"
+    agent = [{**e, "isSidechain": True, "agentId": "ag1"} for e in main]
+    sub = load_foreign(write_lines(tmp_path / "agent-ag1.jsonl", agent))
+    assert outputs(sub) == [["uid=0", "a.py"]] and sub.run_id == "ag1"
+
+
+def item(payload: dict) -> dict:
+    return {"type": "response_item", "payload": payload}
+
+
+def test_codex_a_run_of_model_items_is_one_step_outputs_joined_and_unwrapped(tmp_path):
+    t = load_foreign(write_lines(tmp_path / "rollout-1.jsonl", [
+        {"type": "session_meta", "payload": {"id": "r"}},
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}),
+        item({"type": "reasoning", "summary": []}),
+        {"type": "event_msg", "payload": {"type": "agent_reasoning"}},  # a duplicate, not an item
+        item({"type": "function_call", "name": "shell", "call_id": "1", "arguments": '{"command": ["ls"]}'}),
+        item({"type": "function_call", "name": "shell", "call_id": "2", "arguments": '{"command": ["id"]}'}),
+        item({"type": "function_call_output", "call_id": "2",
+              "output": json.dumps({"output": "uid=1", "metadata": {"exit_code": 0}})}),
+        item({"type": "function_call_output", "call_id": "1",
+              "output": json.dumps({"output": "ls: cannot open directory '.': Permission denied",
+                                    "metadata": {"exit_code": 2}})}),
+        item({"type": "reasoning", "summary": []}),  # a reasoning item alone, then the human: a step
+        item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "stop"}]}),
+        item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Stopped."}]})]))
+    assert outputs(t) == [["uid=1", "ls: cannot open directory '.': Permission denied"], [], []]
+    assert [o.exit_code for o in t.steps[0].observations] == [0, 2]
+    assert [len(s.actions) for s in t.steps] == [2, 0, 0] and t.steps[2].text == "Stopped."
+
+
+def test_codex_text_outputs_give_their_header_status(tmp_path):
+    t = load_foreign(write_lines(tmp_path / "rollout-2.jsonl", [
+        {"type": "session_meta", "payload": {"id": "r"}},
+        item({"type": "function_call", "name": "shell_command", "call_id": "1", "arguments": '{"command": "x"}'}),
+        item({"type": "function_call_output", "call_id": "1",
+              "output": "Exit code: 1\nWall time: 1 seconds\nOutput:\nfatal: not a git repository"}),
+        item({"type": "function_call", "name": "exec_command", "call_id": "2", "arguments": '{"cmd": "y"}'}),
+        item({"type": "function_call_output", "call_id": "2",
+              "output": "Chunk ID: a\nProcess exited with code 0\nOutput:\nExit code: 5"}),
+        item({"type": "function_call", "name": "shell_command", "call_id": "3", "arguments": '{"command": "z"}'}),
+        item({"type": "function_call_output", "call_id": "3",
+              "output": 'execution error: Io(Custom { kind: Other, error: "windows sandbox: failed" })'}),
+        item({"type": "custom_tool_call", "name": "exec", "call_id": "4", "input": "await tools.exec_command()"}),
+        item({"type": "custom_tool_call_output", "call_id": "4", "output": [
+            {"type": "input_text", "text": "Script failed\nWall time 0.1 seconds\nOutput:\n"},
+            {"type": "input_text", "text": "Script error: boom"}]})]))
+    assert [o.exit_code for s in t.steps for o in s.observations] == [1, 0, 1, 1]
+    assert t.steps[3].actions[0].command == "await tools.exec_command()"
