@@ -8,8 +8,10 @@ import re
 
 import pytest
 
+from impasse.models import make_model
 from impasse.models.pricing import SCRIPTED, CostMeter, Price, PriceTable, PriceTableError, cost_of
 from impasse.models.turns import usage
+from tests.integration.endpoints import Script, anthropic_tool_use, openai_tool_call, serve
 
 # The models docs/models.md promises a price for (dated snapshots are matched to these).
 COVERED = ("openai:gpt-5", "openai:gpt-5-mini", "openai:gpt-5-nano", "openai:gpt-4.1", "openai:gpt-4.1-mini",
@@ -146,3 +148,61 @@ def test_a_snapshot_is_priced_as_its_family_unless_it_has_its_own_entry(table):
     assert table.price("openai:gpt-4o-2024-05-13").input == 5.00  # priced apart from its family
     assert table.price("openai-responses:gpt-5") == table.price("openai:gpt-5")
     assert table.price("anthropic:claude-sonnet-4-5-extra") is None  # no guessing past the rule
+
+
+TOOLS = [{"type": "function", "function": {"name": "bash", "description": "run",
+                                             "parameters": {"type": "object", "properties": {}}}}]
+MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "fix it"}]
+
+
+@pytest.fixture
+def endpoint(monkeypatch):
+    monkeypatch.setenv("IMPASSE_MODEL_ATTEMPTS", "1")
+    servers = []
+
+    def start(replies):
+        server, url = serve(Script(replies))
+        servers.append(server)
+        return url
+    yield start
+    for server in servers:
+        server.shutdown()
+
+
+def with_usage(reply: dict, reported: dict) -> dict:
+    return {**reply, "usage": reported}
+
+
+def test_anthropic_usage_as_the_api_reports_it_is_billed_to_the_cent(endpoint, table):
+    # The Messages API's `input_tokens` leaves out the cached parts; they come as their own counts.
+    reported = [{"input_tokens": 2_000, "cache_creation_input_tokens": 10_000, "cache_read_input_tokens": 0,
+                 "output_tokens": 800},
+                {"input_tokens": 2_300, "cache_creation_input_tokens": 1_200, "cache_read_input_tokens": 10_000,
+                 "output_tokens": 1_500},
+                {"input_tokens": 2_800, "cache_creation_input_tokens": 1_000, "cache_read_input_tokens": 11_200,
+                 "output_tokens": 2_000}]
+    url = endpoint([with_usage(anthropic_tool_use("bash", {"command": "ls"}), u) for u in reported])
+    model = make_model("anthropic:claude-sonnet-4-6", base_url=url)
+    meter = CostMeter(table.price("anthropic:claude-sonnet-4-6"))  # $3 / $3.75 / $0.30 / $15, as 4.5
+    for _ in reported:
+        meter.add(model.complete(MESSAGES, TOOLS).usage)
+    # The same three requests as the hand-computed run above: $0.0555 + $0.0369 + $0.04551.
+    assert meter.to_dict()["usd"] == 0.13791
+    assert meter.tokens == {"prompt_tokens": 40_500, "completion_tokens": 4_300, "cached_tokens": 21_200,
+                            "cache_write_tokens": 12_200}
+
+
+def test_openai_usage_as_the_api_reports_it_is_billed_to_the_cent(endpoint, table):
+    reported = {"prompt_tokens": 50_000, "completion_tokens": 2_000, "total_tokens": 52_000,
+                "prompt_tokens_details": {"cached_tokens": 40_000},
+                "completion_tokens_details": {"reasoning_tokens": 1_500}}
+    url = endpoint([with_usage(openai_tool_call("bash", '{"command": "ls"}'), reported)] * 4 + [
+        with_usage(openai_tool_call("bash", '{"command": "ls"}'), None)])
+    model = make_model("openai:gpt-5-mini", base_url=url)
+    meter = CostMeter(table.price("openai:gpt-5-mini"))
+    for _ in range(4):
+        meter.add(model.complete(MESSAGES, TOOLS).usage)
+    # Per request: 10,000 × $0.25 + 40,000 × $0.025 + 2,000 × $2 = $0.0025 + $0.001 + $0.004 = $0.0075.
+    assert meter.to_dict()["usd"] == 0.03 and meter.tokens["reasoning_tokens"] == 6_000
+    meter.add(model.complete(MESSAGES, TOOLS).usage)  # an answer that reports no usage: billed, but how much?
+    assert meter.to_dict()["usd"] is None
