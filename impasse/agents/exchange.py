@@ -35,16 +35,6 @@ class Exchange:
     offered: Offered
     refused: list[str] = field(default_factory=list)
 
-    def latest_results(self) -> list[ToolResult]:
-        """The tool results after the last assistant turn: the previous step's observations."""
-        found: list[ToolResult] = []
-        for turn in reversed(self.turns):
-            if turn.role == "assistant":
-                break
-            if turn.role == "results":
-                found = turn.results + found
-        return found
-
 
 @dataclass
 class Reply:

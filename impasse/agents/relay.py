@@ -14,6 +14,7 @@ request is logged to `relay.jsonl` in the run folder."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socketserver
@@ -25,8 +26,9 @@ from pathlib import Path
 
 from impasse.agents import wire_anthropic, wire_responses
 from impasse.agents.exchange import Exchange, Reply, WireError
+from impasse.agents.exec_sessions import ExecSessions
 from impasse.agents.step_clock import BetweenSteps, StepClock
-from impasse.agents.tool_names import AGENTS, result_of, to_impasse
+from impasse.agents.tool_names import AGENTS, CODEX, AgentCall, ToolResult, result_of, to_impasse
 from impasse.agents.views import from_native, from_policy, native_messages, policy_messages, policy_tools, reply_of
 from impasse.defaults import BUDGET
 from impasse.episode.rundir import RunDir
@@ -59,6 +61,7 @@ class Relay:
         self.clock = StepClock(run_dir, budget, between_steps, on_step)
         self.issued: dict[str, ToolCall] = {}  # wire call id → the policy's own call
         self.hidden: set[str] = set()
+        self.sessions = ExecSessions()
         self.last: tuple[str, Reply] | None = None  # a retried request gets the same reply
         self.lock = threading.Lock()
         self.own_dir = None if socket_path else tempfile.mkdtemp(prefix="impasse-relay-")
@@ -108,22 +111,33 @@ class Relay:
                               for t in exchange.turns])
             if self.last and self.last[0] == key:
                 return self.last[1], "retry"
-            self.clock.close(self.observations(exchange))
-            reply, kind = self.step(exchange)
+            results = {r.call_id: r for turn in exchange.turns for r in turn.results}
+            observed = {call_id: result_of(self.agent, r) for call_id, r in results.items()}
+            observed |= self.sessions.merged(results)
+            poll = self.poll(results)
+            if poll:
+                reply, kind = Reply("", [poll]), "poll"
+            else:
+                self.clock.close(observed)
+                reply, kind = self.step(exchange, observed)
             self.last = (key, reply)
             return reply, kind
 
-    def observations(self, exchange: Exchange) -> dict[str, tuple[str, int | None]]:
-        return {r.call_id: result_of(self.agent, r) for r in exchange.latest_results()}
+    def poll(self, results: dict[str, ToolResult]) -> AgentCall | None:
+        """A policy's command Codex left running is polled by the relay, in the same step."""
+        if not (self.speaks_impasse and self.agent == CODEX and self.clock.open):
+            return None
+        return self.sessions.poll([call.id for call in self.clock.open.wire], results)
 
-    def step(self, exchange: Exchange) -> tuple[Reply, str]:
+    def step(self, exchange: Exchange, observed: dict[str, tuple[str, int | None]]) -> tuple[Reply, str]:
         started, clock = time.time(), time.monotonic()
         opened = self.clock.next_step()
         if opened is None:
             return Reply(STOP), "stop"
         index, gold = opened
         if self.speaks_impasse:
-            messages, tools = policy_messages(exchange, self.agent, self.issued, self.hidden), policy_tools()
+            hidden = self.hidden | self.sessions.hidden
+            messages, tools = policy_messages(exchange, self.issued, hidden, observed), policy_tools()
         else:
             messages, tools = native_messages(exchange), exchange.tools
         try:
@@ -223,8 +237,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
         chunks = (f"event: {kind}\ndata: {json.dumps(data)}\n\n" for kind, data in wire.events(reply, exchange.model))
-        self.wfile.write("".join(chunks).encode())
-        self.wfile.flush()
+        self.write("".join(chunks).encode())
 
     def send_error_body(self, wire, err: Refused) -> None:
         kind = err.kind if wire is wire_anthropic else {"not_found_error": "not_found",
@@ -237,4 +250,11 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.write(body)
+
+    def write(self, data: bytes) -> None:
+        """An agent stopped mid-reply (the episode ended) is no error of the relay's."""
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.wfile.write(data)
+            self.wfile.flush()

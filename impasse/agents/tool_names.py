@@ -15,6 +15,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from impasse.defaults import TOOL_TIMEOUT
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Tool
 
@@ -83,7 +84,7 @@ def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str) -> list
         return [AgentCall(call.id, call.name, dict(args), namespace=CODEX_NAMESPACE)]
     if call.name == Tool.BASH:
         if agent == CLAUDE_CODE:
-            return [AgentCall(call.id, "Bash", {"command": args.get("command", "")})]
+            return [AgentCall(call.id, "Bash", {"command": args.get("command", ""), "timeout": TOOL_TIMEOUT * 1000})]
         return [exec_call(call.id, args.get("command", ""))]
     if call.name == Tool.EDIT_FILE:
         return claude_edit(call, args, workdir) if agent == CLAUDE_CODE else codex_edit(call, args, offered)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from impasse.agents.exchange import Exchange, Reply
-from impasse.agents.tool_names import AgentCall, Offered, result_of, to_agent, to_impasse
+from impasse.agents.tool_names import AgentCall, Offered, to_agent, to_impasse
 from impasse.episode.tools import TOOLS, render
 from impasse.models.turns import ModelTurn, ToolCall
 
@@ -51,9 +51,11 @@ def merged_systems(messages: list[dict]) -> list[dict]:
     return [{"role": "system", "content": "\n\n".join(m["content"] for m in messages[:head])}] + messages[head:]
 
 
-def policy_messages(exchange: Exchange, agent: str, issued: dict[str, ToolCall], hidden: set[str]) -> list[dict]:
+def policy_messages(exchange: Exchange, issued: dict[str, ToolCall], hidden: set[str],
+                    observed: dict[str, tuple[str, int | None]]) -> list[dict]:
     """The conversation in impasse's terms: the relay's own calls (`issued`, by wire id) in the
-    policy's form, hidden calls and their results left out, results rendered as observations."""
+    policy's form, hidden calls and their results left out, each result as the observation read
+    from it (`observed`: output and exit code by call id) rendered as impasse's loop renders it."""
     messages: list[dict] = []
     for turn in exchange.turns:
         if turn.role in ("system", "user"):
@@ -68,7 +70,7 @@ def policy_messages(exchange: Exchange, agent: str, issued: dict[str, ToolCall],
             for result in turn.results:
                 if result.call_id in hidden:
                     continue
-                output, code = result_of(agent, result)
+                output, code = observed[result.call_id]
                 content = output if code is None else render(output, code)
                 messages.append({"role": "tool", "tool_call_id": result.call_id, "content": content})
     return merged_systems(messages)

@@ -96,6 +96,9 @@ def claude_blocks(events: list[tuple[str, dict]]) -> tuple[list[dict], str, dict
                 block["text"] += delta["text"]
             elif delta["type"] == "input_json_delta":
                 block["_json"] += delta["partial_json"]
+            elif delta["type"] in ("thinking_delta", "signature_delta"):
+                key = delta["type"].removesuffix("_delta")
+                block[key] += delta[key]
         else:
             assert data["index"] == len(blocks) - 1
     for block in blocks:
