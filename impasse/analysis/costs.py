@@ -26,13 +26,14 @@ def group_cost(runs: list[Annotation]) -> dict | None:
     recorded = [r.cost for r in runs if r.cost is not None]
     if not recorded:
         return None
-    known = [c["usd"] for c in recorded if c.get("usd") is not None]
+    known = [c["usd"] for c in recorded if isinstance(c.get("usd"), int | float)]
     unknown = len(runs) - len(known)
     total = None if unknown else round(sum(known), 6)
     tokens: dict[str, int] = {}
     for cost in recorded:
         for key, value in (cost.get("tokens") or {}).items():
-            tokens[key] = tokens.get(key, 0) + value
+            if isinstance(value, int):
+                tokens[key] = tokens.get(key, 0) + value
     return {"usd_total": total, "usd_mean_per_run": None if total is None else round(total / len(runs), 6),
             "runs_unknown": unknown, "tokens": tokens}
 
