@@ -1,8 +1,9 @@
 """Prompt caching as the providers do it, on the fake's token count.
 
 A request is a sequence of blocks in the order the provider caches them (tools, system, then each
-message's content). Anthropic caches the prefix up to each `cache_control` breakpoint: a breakpoint
-prefix seen before is read from the cache, the rest up to the last breakpoint is written to it.
+message's content). Anthropic caches the prefix up to each `cache_control` breakpoint: a prefix
+written before, at or shortly before a breakpoint, is read from the cache; the rest up to the last
+breakpoint is written to it.
 OpenAI caches automatically: the longest prefix seen before is read, counted in steps of 128 tokens.
 Neither caches a prefix shorter than its minimum (1024 tokens)."""
 
@@ -12,6 +13,8 @@ import hashlib
 import json
 import math
 import threading
+
+LOOKBACK = 20  # Anthropic: "about 20 blocks" before a breakpoint are checked for a cache hit
 
 
 def blocks_of(items: list[dict], role: str = "") -> list[tuple[str, bool]]:
@@ -55,9 +58,13 @@ class PrefixCache:
 
     def anthropic(self, blocks: list[tuple[str, bool]], minimum: int) -> tuple[int, int]:
         """(tokens read from the cache, tokens written to it) for one request."""
-        marks = [(key, size) for key, size, marked in prefixes(blocks) if marked]
+        every = list(prefixes(blocks))
+        marks = [(key, size) for key, size, marked in every if marked]
+        # Each breakpoint also finds an entry written at any of the LOOKBACK block boundaries before it
+        # (so a conversation's breakpoint may move on each turn and still read the last turn's entry).
+        looked = {j for i, (*_, marked) in enumerate(every) if marked for j in range(max(0, i - LOOKBACK), i + 1)}
         with self.lock:
-            read = max((size for key, size in marks if key in self.seen), default=0)
+            read = max((every[j][1] for j in looked if every[j][0] in self.seen), default=0)
             last = marks[-1][1] if marks else 0
             written = last - read if last >= minimum and last > read else 0
             self.seen.update(key for key, size in marks if size >= minimum)

@@ -375,3 +375,65 @@ def test_rules_refuse_what_no_real_server_does():
         Rules(flavour="bedrock")
     with pytest.raises(ValueError, match="OpenAI's own API takes tools"):
         Rules(flavour="openai", tools=False)
+
+
+# ---- impasse's adapters against it: what issue 24's endings rest on
+
+SYSTEM = {"role": "system", "content": "You are a careful engineer. " * 300}
+
+
+def after(messages, turn, output="a.py b.py"):
+    """The conversation after a turn, as the agent loop records it (assistant turn, carry, results)."""
+    assistant = {"role": "assistant", "content": turn.text,
+                 "tool_calls": [c.to_message() for c in turn.tool_calls]}
+    if turn.carry:
+        assistant["carry"] = turn.carry
+    return [*messages, assistant, *({"role": "tool", "tool_call_id": c.id, "content": output}
+                                    for c in turn.tool_calls)]
+
+
+@pytest.fixture
+def keys(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", Rules().api_key)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", Rules().api_key)
+    monkeypatch.setenv("IMPASSE_MODEL_ATTEMPTS", "1")
+
+
+def test_gpt5_completes_when_no_temperature_is_sent_and_is_refused_when_one_is(keys):
+    from impasse.models.config import ModelSettings
+    from impasse.models.openai_chat import OpenAIChat
+    with FakeProvider([tool_call("bash", {"command": "ls"})]) as api:
+        turn = OpenAIChat("gpt-5", base_url=api.base_url).complete([SYSTEM, *HELLO], [BASH])
+        with pytest.raises(RequestRefused) as refused:
+            OpenAIChat("gpt-5", base_url=api.base_url, settings=ModelSettings(temperature=0)).preflight([BASH])
+    assert turn.tool_calls[0].arguments == {"command": "ls"} and "temperature" not in api.requests[0].body
+    assert turn.usage["reasoning_tokens"] == 256  # the default effort's share of the completion
+    assert refused.value.message.startswith("Unsupported value: 'temperature' does not support 0")
+
+
+def test_an_overflow_at_a_later_turn_is_context_exhausted(keys):
+    from impasse.models.openai_chat import OpenAIChat
+    with FakeProvider([tool_call("bash", {"command": "cat big.log"})], Rules(context_window=2500)) as api:
+        model = OpenAIChat("gpt-4o", base_url=api.base_url)
+        first = model.complete([SYSTEM, *HELLO], [BASH])
+        with pytest.raises(ContextExhausted, match="maximum context length is 2500 tokens"):
+            model.complete(after([SYSTEM, *HELLO], first, "log line\n" * 400), [BASH])
+
+
+def test_anthropic_thinking_round_trips_through_a_tool_loop_with_the_cache_read(keys):
+    from impasse.models.anthropic_messages import AnthropicMessages
+    from impasse.models.config import ModelSettings
+    script = [thinking_tool_call("List the files first.", "bash", {"command": "ls"}),
+              thinking_tool_call("Now read the test.", "bash", {"command": "cat test_a.py"}), text("done")]
+    with FakeProvider(script) as api:
+        model = AnthropicMessages("claude-sonnet-4-5", base_url=api.url, settings=ModelSettings(thinking=2048))
+        messages = [SYSTEM, *HELLO]
+        first = model.complete(messages, [BASH])
+        messages = after(messages, first)
+        second = model.complete(messages, [BASH])  # refused unless the signed thinking came back first
+        third = model.complete(after(messages, second), [BASH])
+    assert (first.reasoning, second.reasoning) == ("List the files first.", "Now read the test.")
+    assert first.carry[0]["type"] == "thinking" and third.text == "done"
+    assert first.usage["cache_write_tokens"] > 1024 and first.usage.get("cached_tokens") == 0
+    assert second.usage["cached_tokens"] >= first.usage["cache_write_tokens"]  # each turn pays only what is new
+    assert api.requests[1].body["messages"][1]["content"][0]["signature"] == first.carry[0]["signature"]
