@@ -93,6 +93,7 @@ def install_native(spec: AgentSpec, pin: AgentPin, cache: Path, log: Log) -> Pat
         cache.mkdir(parents=True, exist_ok=True)
         with file_lock(cache / f".{final.name}.lock"):
             if not is_installed(final, pin):  # another process may have finished it while we waited
+                remove_abandoned_fetches(final)
                 fetch_into_place(spec, pin, final, log)
     sync_scripts(final)
     return final
@@ -121,10 +122,17 @@ def file_lock(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def remove_abandoned_fetches(final: Path) -> None:
+    """A fetch killed outright (SIGKILL, power) leaves its temporary folder, hundreds of MB; under
+    the lock no other fetch of this agent is running, so any found is abandoned."""
+    for leftover in final.parent.glob(f".fetch-{final.name}~*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
 def fetch_into_place(spec: AgentSpec, pin: AgentPin, final: Path, log: Log) -> None:
     package = spec.agent.package
     assert package is not None
-    with tempfile.TemporaryDirectory(dir=final.parent, prefix=f".fetch-{final.name}-") as tmp:
+    with tempfile.TemporaryDirectory(dir=final.parent, prefix=f".fetch-{final.name}~") as tmp:
         log(f"fetching {spec.label} ({package.spec(spec.version or '')}) with npm ...")
         tarball = npm_pack(spec, package.spec(spec.version or ""), Path(tmp) / "download")
         check_digest(spec, tarball, pin.tarball, tarball.name)

@@ -177,6 +177,17 @@ def test_a_half_made_folder_is_replaced(package, good_lock, tmp_path):
     assert (ensure_agent(fake_spec(package), cache=cache, lock=good_lock).folder / "bin" / "agent").read_text() == ENTRY
 
 
+def test_what_a_killed_fetch_left_is_removed_by_the_next(package, good_lock, tmp_path):
+    cache = tmp_path / "cache"
+    abandoned = cache / ".fetch-fake-agent-1.0.0~k1ll3d" / "download"
+    abandoned.mkdir(parents=True)
+    (abandoned / "fake-agent-1.0.0.tgz").write_bytes(b"half a tarball")
+    other = cache / ".fetch-fake-agent-1.0.0-rc1~running"  # another version's fetch, under its own lock
+    other.mkdir()
+    ensure_agent(fake_spec(package), cache=cache, lock=good_lock)
+    assert leftovers(cache) == [other.name, "fake-agent-1.0.0"]
+
+
 def test_the_scripts_in_a_cached_folder_follow_harness(package, good_lock, tmp_path):
     cache = tmp_path / "cache"
     folder = ensure_agent(fake_spec(package), cache=cache, lock=good_lock).folder
