@@ -70,6 +70,9 @@ CONTEXT_OVERFLOW = re.compile("|".join((
     r"context size has been exceeded",               # llama.cpp server, older builds (a 500)
     r"input length exceeds the context length",      # Ollama
     r"exceeded max context length",                  # Ollama, newer ("prompt too long; exceeded max ...")
+    r"too large for model with \d+ maximum context length",  # Mistral
+    r"exceeds the maximum number of tokens allowed",  # Gemini's OpenAI-compatible endpoint
+    r"greater than the context length",              # LM Studio
 )), re.IGNORECASE)
 OVERFLOW_CODES = {"context_length_exceeded", "exceed_context_size_error"}  # OpenAI code, llama.cpp type
 
@@ -116,7 +119,7 @@ def kind_of(status: int | None, body: Body) -> FailureKind:
     if status is None:
         return FailureKind.CONNECTION
     # A 429's "Request too large ... tokens per min" is a rate limit, not the window; a 401 is a key.
-    if status in (401, 403):
+    if status in (401, 402, 403):  # 402: OpenRouter's "Insufficient credits", the account's to fix
         return FailureKind.AUTH
     if status == 429:
         # OpenAI answers an exhausted balance as a 429 too; no pause can fix the account.

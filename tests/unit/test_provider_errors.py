@@ -6,10 +6,22 @@ from __future__ import annotations
 
 import json
 
+import anthropic as anthropic_sdk
+import httpx2
+import openai as openai_sdk
 import pytest
 
 from impasse.models import ContextExhausted, RequestRefused, TransportError, retry
-from impasse.models.errors import FailureKind, ProviderFailure, classify, read_body, wait_asked
+from impasse.models.errors import (
+    EmptyResponse,
+    FailureKind,
+    ProviderFailure,
+    classify,
+    describe_anthropic,
+    describe_openai,
+    read_body,
+    wait_asked,
+)
 
 K = FailureKind
 
@@ -101,6 +113,16 @@ OVERFLOWS = [
     pytest.param(400, {"error": {"message": "Provider returned error", "code": 400, "metadata": {
         "raw": json.dumps(anthropic("invalid_request_error", "prompt is too long: 201000 tokens > 200000 maximum")),
         "provider_name": "Anthropic"}}}, id="openrouter-raw"),
+    # Mistral, Gemini's OpenAI-compatible endpoint, LM Studio: as quoted in clients' overflow
+    # detectors and their tests (code corpus, "is longer than the model's context length" hits)
+    pytest.param(400, {"object": "error", "message": "Prompt contains 40000 tokens, too large for model with 32768 "
+                       "maximum context length", "type": "invalid_request_error", "code": 3051}, id="mistral"),
+    pytest.param(400, {"error": {"code": 400, "message": "The input token count (1196265) exceeds the maximum number "
+                                 "of tokens allowed (1048575).", "status": "INVALID_ARGUMENT"}}, id="gemini"),
+    pytest.param(400, {"error": "Trying to keep the first 9000 tokens when context the overflows. However, the model "
+                                "is loaded with context length of 8192 tokens, which is not enough. Try to load the "
+                                "model with a larger context length, or provide a shorter input; tokens to keep from "
+                                "the initial prompt is greater than the context length"}, id="lmstudio"),
     # Ollama: github.com/nano-step/nano-brain/issues/208
     pytest.param(400, {"error": "the input length exceeds the context length"}, id="ollama"),
     # Ollama, newer: quoted in clients' overflow tests (code corpus, "exceeded max context length")
@@ -184,6 +206,9 @@ REFUSALS = [
     pytest.param(429, openai("You exceeded your current quota, please check your plan and billing details.",
                              type_="insufficient_quota", code="insufficient_quota"), K.AUTH, id="openai-quota"),
     # Anthropic: github.com/anthropics/anthropic-sdk-typescript/issues/616
+    # OpenRouter out of credits: a 402, for the account to fix
+    pytest.param(402, {"error": {"message": "Insufficient credits. Add more using https://openrouter.ai/settings/"
+                                            "credits", "code": 402}}, K.AUTH, id="openrouter-credits"),
     pytest.param(529, anthropic("overloaded_error", "Overloaded"), K.OVERLOADED, id="anthropic-529"),
     pytest.param(503, "upstream connect error or disconnect/reset before headers", K.OVERLOADED, id="plain-503"),
     pytest.param(500, openai("The server had an error while processing your request. Sorry about that!",
@@ -363,3 +388,46 @@ def test_an_exception_that_is_not_the_endpoints_is_raised_unchanged(pauses):
     with pytest.raises(KeyError, match="our own bug"):
         retry.with_retries(call, describe, "a turn")
     assert pauses == []
+
+
+# describe_openai / describe_anthropic: the SDKs' exceptions, as the SDKs build them from an answer.
+
+def answered(status: int, body, headers=None) -> httpx2.Response:
+    request = httpx2.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    return httpx2.Response(status, json=body, headers=headers, request=request)
+
+
+def test_describe_openai_reads_the_whole_body_not_the_sdks_inner_object():
+    flat = {"object": "error", "message": "This model's maximum context length is 4096 tokens. However, your "
+            "request has 5000 input tokens. Please reduce the length of the input messages.",
+            "type": "BadRequestError", "param": None, "code": 400}
+    err = openai_sdk.BadRequestError("Error code: 400", response=answered(400, flat), body=flat)
+    failure = describe_openai(err)
+    assert failure.kind is K.CONTEXT_OVERFLOW and failure.status == 400 and failure.message == flat["message"]
+
+
+def test_describe_openai_takes_retry_after_from_the_response_headers():
+    body = openai("Rate limit reached", type_="requests", code="rate_limit_exceeded")
+    err = openai_sdk.RateLimitError("Error code: 429", response=answered(429, body, {"retry-after-ms": "1500"}),
+                                body=body["error"])
+    assert describe_openai(err) == ProviderFailure(K.RATE_LIMITED, 429, "Rate limit reached", 1.5)
+
+
+def test_describe_anthropic_reads_anthropics_envelope():
+    body = anthropic("overloaded_error", "Overloaded")
+    err = anthropic_sdk.InternalServerError("Error code: 529", response=answered(529, body), body=body)
+    assert describe_anthropic(err) == ProviderFailure(K.OVERLOADED, 529, "Overloaded", None)
+
+
+def test_no_answer_and_an_empty_answer_are_passing_faults():
+    request = httpx2.Request("POST", "http://127.0.0.1:9/v1/messages")
+    assert describe_openai(openai_sdk.APITimeoutError(request)).kind is K.CONNECTION
+    assert describe_anthropic(anthropic_sdk.APIConnectionError(request=request)).kind is K.CONNECTION
+    assert describe_openai(EmptyResponse("the endpoint answered without choices")) == \
+        ProviderFailure(K.SERVER, 200, "the endpoint answered without choices")
+
+
+def test_what_is_not_the_endpoints_failure_is_not_described():
+    assert describe_openai(KeyError("choices")) is None
+    assert describe_anthropic(TypeError("bad argument")) is None
+    assert describe_anthropic(openai_sdk.APITimeoutError(httpx2.Request("GET", "http://x"))) is None  # another SDK's
