@@ -35,7 +35,7 @@ def group_cost(runs: list[Annotation]) -> dict | None:
             if isinstance(value, int):
                 tokens[key] = tokens.get(key, 0) + value
     return {"usd_total": total, "usd_mean_per_run": None if total is None else round(total / len(runs), 6),
-            "runs_unknown": unknown, "tokens": tokens}
+            "runs": len(runs), "runs_unknown": unknown, "tokens": tokens}
 
 
 def usd(value: float) -> str:
@@ -54,5 +54,5 @@ def cost_texts(cost: dict | None) -> tuple[str, str]:
     if cost is None:
         return NOT_RECORDED, NOT_RECORDED
     if cost["usd_total"] is None:
-        return f"{UNKNOWN} ({cost['runs_unknown']} runs)", UNKNOWN
+        return f"{UNKNOWN} ({cost['runs_unknown']} of {cost['runs']} runs)", UNKNOWN
     return usd(cost["usd_total"]), usd(cost["usd_mean_per_run"])

@@ -73,7 +73,7 @@ def test_a_groups_cost_is_its_total_and_mean_per_run_and_unknown_if_one_run_is(t
     run_with_cost(tmp_path, "b2", None, model="m-partly")  # no price for it: the group's spend is not known
     summary = aggregate(annotate_paths([tmp_path]).annotations)
     assert group(summary, "m-known")["cost"] == {
-        "usd_total": 1.5, "usd_mean_per_run": 0.75, "runs_unknown": 0,
+        "usd_total": 1.5, "usd_mean_per_run": 0.75, "runs": 2, "runs_unknown": 0,
         "tokens": {"prompt_tokens": 10_000, "completion_tokens": 1_000}}
     partly = group(summary, "m-partly")["cost"]
     assert partly["usd_total"] is None and partly["usd_mean_per_run"] is None and partly["runs_unknown"] == 1
@@ -82,7 +82,7 @@ def test_a_groups_cost_is_its_total_and_mean_per_run_and_unknown_if_one_run_is(t
     known_row = next(line for line in text.splitlines() if "m-known" in line)
     assert "$1.50" in known_row and "$0.7500" in known_row
     partly_row = next(line for line in text.splitlines() if "m-partly" in line)
-    assert "unknown (1 runs)" in partly_row and "$0" not in partly_row
+    assert "unknown (1 of 2 runs)" in partly_row and "$0" not in partly_row
 
 
 def test_foreign_runs_record_no_cost_and_show_none_not_zero(tmp_path):
@@ -103,8 +103,8 @@ def test_the_report_shows_each_runs_cost_and_each_groups(tmp_path):
     page = html.read_text()
     assert "<th>cost</th>" in page and "<th>cost/run</th>" in page
     assert "<td>$0.0375</td>" in page and "<td>unknown</td>" in page
-    assert "<td>unknown (1 runs)</td>" in page  # the group of both runs
+    assert "<td>unknown (1 of 2 runs)</td>" in page  # the group of both runs
     text = md.read_text()
-    assert "2 runs, cost unknown (1 runs)." in text
+    assert "2 runs, cost unknown (1 of 2 runs)." in text
     assert "| outcome | cost |" in text
     assert "| budget_exhausted | $0.0375 |" in text and "| budget_exhausted | unknown |" in text
