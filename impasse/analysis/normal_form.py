@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from impasse.vocabulary import Tool
+
 OTHER = "other"  # Action.tool of a call that is neither a command, a file edit nor an ending
 
 # What a tool is, whatever a harness calls it (Action.kind, Obs.kind; docs/metrics.md "Foreign tool
@@ -15,7 +17,7 @@ LIST = "list"  # returns matches or names: Grep, Glob, LS, find_file …
 WRITE = "write"  # changes a file: edit_file, Edit, Write, apply_patch …
 ASK = "ask"  # asks a human: escalate_to_human, AskUserQuestion …
 KINDS = (COMMAND, READ, LIST, WRITE, ASK, OTHER)
-TOOL_KINDS = {"bash": COMMAND, "edit_file": WRITE, "escalate_to_human": ASK}  # impasse's own tools
+TOOL_KINDS = {Tool.BASH: COMMAND, Tool.EDIT_FILE: WRITE, Tool.ESCALATE_TO_HUMAN: ASK}  # impasse's own tools
 
 
 @dataclass(slots=True)
@@ -46,7 +48,7 @@ class Obs:
 def obs_from_dict(o: dict) -> Obs:
     """An observation as impasse writes it (steps.jsonl, the atlas fixtures) in the normal form."""
     return Obs(o["output"], o["exit_code"], o.get("injected"), o.get("executed", True), o.get("timed_out", False),
-               o.get("sensors"), TOOL_KINDS.get(o.get("tool", "bash"), OTHER))
+               o.get("sensors"), TOOL_KINDS.get(o.get("tool", Tool.BASH), OTHER))
 
 
 def obs_of(observation) -> Obs:

@@ -30,7 +30,7 @@ KIND_OF_TOOL = {
                      "list_mcp_resources"), LIST),
     **dict.fromkeys(("edit", "write", "multiedit", "notebookedit", "edit_file", "write_file", "create",
                      "create_file", "str_replace", "insert", "apply_patch", "str_replace_based_edit_tool"), WRITE),
-    **dict.fromkeys(("askuserquestion", "ask_user", "ask_human", "request_user_input", "escalate_to_human",
+    **dict.fromkeys(("askuserquestion", "ask_user", "ask_human", "request_user_input", Tool.ESCALATE_TO_HUMAN,
                      "exit_forfeit", "ask_followup_question"), ASK),
 }
 # An editor tool whose `command` argument says which it is (str_replace_editor / str_replace_based_edit_tool).
