@@ -437,3 +437,29 @@ def test_anthropic_thinking_round_trips_through_a_tool_loop_with_the_cache_read(
     assert first.usage["cache_write_tokens"] > 1024 and first.usage.get("cached_tokens") == 0
     assert second.usage["cached_tokens"] >= first.usage["cache_write_tokens"]  # each turn pays only what is new
     assert api.requests[1].body["messages"][1]["content"][0]["signature"] == first.carry[0]["signature"]
+
+
+def test_the_models_list_answers_in_each_apis_shape_behind_the_key():
+    with FakeProvider(rules=Rules(models=frozenset({"gpt-4o", "claude-sonnet-4-5"}))) as api:
+        listed = [m.id for m in openai_client(api).models.list()]
+        claude = [m.id for m in anthropic_client(api).models.list()]
+        refused = httpx2.get(f"{api.base_url}/models", headers={"anthropic-version": "2023-06-01"})
+    assert listed == claude == ["claude-sonnet-4-5", "gpt-4o"]
+    assert refused.status_code == 401 and refused.json()["error"]["message"] == "x-api-key header is required"
+
+
+def test_a_local_server_takes_any_key_and_any_model():
+    with FakeProvider([text("hi")], Rules(flavour="llamacpp", api_key=None, models=None)) as api:
+        reply = openai_client(api, key="not-needed").chat.completions.create(model="qwen3-8b.gguf", messages=HELLO)
+    assert reply.choices[0].message.content == "hi"
+    assert reply.usage.prompt_tokens_details is None  # llama.cpp reports no details in this fake
+
+
+def test_concurrent_requests_each_take_one_turn_of_the_script():
+    from concurrent.futures import ThreadPoolExecutor
+    with FakeProvider([text(f"turn {i}") for i in range(16)]) as api:
+        client = openai_client(api)
+        with ThreadPoolExecutor(8) as pool:
+            said = list(pool.map(lambda _: client.chat.completions.create(
+                model="gpt-4o", messages=HELLO).choices[0].message.content, range(16)))
+    assert sorted(said) == sorted(f"turn {i}" for i in range(16)) and len(api.requests) == 16
