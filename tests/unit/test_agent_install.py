@@ -30,10 +30,10 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@pytest.fixture
-def package(tmp_path) -> Path:
+@pytest.fixture(scope="module")
+def package(tmp_path_factory) -> Path:
     """A local npm package: a program, a helper beside it, and a file that is not pinned."""
-    root = tmp_path / "fake-agent"
+    root = tmp_path_factory.mktemp("npm") / "fake-agent"
     (root / "bin").mkdir(parents=True)
     (root / "package.json").write_text('{"name": "fake-agent", "version": "1.0.0"}')
     (root / "bin" / "agent").write_text(ENTRY)
@@ -43,12 +43,11 @@ def package(tmp_path) -> Path:
     return root
 
 
-def packed_tarball(package: Path, tmp_path: Path) -> bytes:
+@pytest.fixture(scope="module")
+def tarball(package) -> bytes:
     """What npm makes of the package (npm pack is reproducible: fixed mtimes, sorted entries)."""
-    out = tmp_path / "reference"
-    out.mkdir(exist_ok=True)
     spec = AgentSpec(Agent("fake-agent", Placement.CONTAINER, "1.0.0"), "1.0.0")
-    return install.npm_pack(spec, str(package), out / "pack").read_bytes()
+    return install.npm_pack(spec, str(package), package.parent / "reference").read_bytes()
 
 
 def write_lock(tmp_path: Path, tarball_digest: str, tarball_size: int, entry: bytes = ENTRY.encode(),
@@ -66,8 +65,7 @@ def fake_spec(package: Path) -> AgentSpec:
 
 
 @pytest.fixture
-def good_lock(package, tmp_path) -> Path:
-    tarball = packed_tarball(package, tmp_path)
+def good_lock(tarball, tmp_path) -> Path:
     return write_lock(tmp_path, sha256(tarball), len(tarball))
 
 
@@ -100,8 +98,7 @@ def test_a_second_call_is_a_cache_hit_without_npm(package, good_lock, tmp_path, 
     assert ensure_agent(fake_spec(package), cache=cache, lock=good_lock) == first
 
 
-def test_a_tarball_that_is_not_the_pinned_one_is_refused_and_not_kept(package, tmp_path):
-    tarball = packed_tarball(package, tmp_path)
+def test_a_tarball_that_is_not_the_pinned_one_is_refused_and_not_kept(package, tarball, tmp_path):
     pinned = "0" * 64
     lock = write_lock(tmp_path, pinned, len(tarball))
     cache = tmp_path / "cache"
@@ -113,8 +110,7 @@ def test_a_tarball_that_is_not_the_pinned_one_is_refused_and_not_kept(package, t
     assert leftovers(cache) == []
 
 
-def test_a_binary_that_is_not_the_pinned_one_is_refused_and_nothing_is_kept(package, tmp_path):
-    tarball = packed_tarball(package, tmp_path)
+def test_a_binary_that_is_not_the_pinned_one_is_refused_and_nothing_is_kept(package, tarball, tmp_path):
     lock = write_lock(tmp_path, sha256(tarball), len(tarball), entry=OTHER_ENTRY)
     cache = tmp_path / "cache"
     with pytest.raises(AgentInstallError, match=f"fake-agent@1.0.0: bin/agent: sha256 mismatch: pinned "
@@ -123,8 +119,7 @@ def test_a_binary_that_is_not_the_pinned_one_is_refused_and_nothing_is_kept(pack
     assert leftovers(cache) == []
 
 
-def test_a_pinned_file_the_package_lacks_is_named(package, tmp_path):
-    tarball = packed_tarball(package, tmp_path)
+def test_a_pinned_file_the_package_lacks_is_named(package, tarball, tmp_path):
     lock = write_lock(tmp_path, sha256(tarball), len(tarball), extra=f"fake-agent@1.0.0 bin/gone {'1' * 64} 3\n")
     with pytest.raises(AgentInstallError, match="fake-agent@1.0.0: the package holds no package/bin/gone"):
         ensure_agent(fake_spec(package), cache=tmp_path / "cache", lock=lock)
@@ -142,7 +137,7 @@ def test_a_failed_npm_pack_says_so_with_npm_s_own_words(tmp_path, good_lock):
     assert "npm" in str(caught.value).splitlines()[-1].lower()  # npm's stderr is carried
 
 
-def test_two_processes_at_once_fetch_it_once(package, good_lock, tmp_path, monkeypatch):
+def test_three_fetches_at_once_run_npm_once(package, good_lock, tmp_path, monkeypatch):
     calls = tmp_path / "npm-calls"
     wrapper = tmp_path / "wrapper"
     wrapper.mkdir()
