@@ -84,7 +84,8 @@ def resolve(spec: RunSpec) -> Condition:
     try:
         config = spec.model_config
         check_spec(config.spec, config.base_url, config.key_env)
-        if spec.cost_limit is not None and price_of(spec) is None:
+        price = price_of(spec)  # a malformed price file is refused here, before anything starts
+        if spec.cost_limit is not None and price is None:
             raise RunError(f"{config.label}: --cost-limit needs a price, and the price table has none for "
                            f"{config.spec}: give one (--prices FILE, or `price:` in a matrix file)")
         card = get_card(spec.condition)

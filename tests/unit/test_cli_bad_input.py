@@ -97,6 +97,8 @@ TABLE = [
     (run("--out", "plain/runs"), PLAIN, 2, "plain/runs"),
     (run("--out", "plain"), PLAIN, 2, "plain"),
     (run("--out", "/proc/impasse-runs"), None, 2, "/proc/impasse-runs"),
+    (run("--prices", "mine.yaml"), put("mine.yaml", "openai:gpt-5:\n  input: 1\n"), 2,
+     "mine.yaml: openai:gpt-5: output missing"),
     # impasse show
     (["show", "nowhere"], None, 2, "nowhere"),
     (["show", "folder"], FOLDER, 1, "meta.json"),
