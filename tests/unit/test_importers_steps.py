@@ -102,3 +102,19 @@ def test_codex_text_outputs_give_their_header_status(tmp_path):
             {"type": "input_text", "text": "Script error: boom"}]})]))
     assert [o.exit_code for s in t.steps for o in s.observations] == [1, 0, 1, 1]
     assert t.steps[3].actions[0].command == "await tools.exec_command()"
+
+
+def test_a_tool_timeout_is_recorded_as_one(tmp_path):
+    codex = load_foreign(write_lines(tmp_path / "rollout-3.jsonl", [
+        {"type": "session_meta", "payload": {"id": "r"}},
+        item({"type": "function_call", "name": "shell_command", "call_id": "1", "arguments": '{"command": "x"}'}),
+        item({"type": "function_call_output", "call_id": "1",
+              "output": "Exit code: 124\nWall time: 11 seconds\nOutput:\ncommand timed out after 10937 milliseconds"}),
+        item({"type": "function_call", "name": "shell_command", "call_id": "2", "arguments": '{"command": "y"}'}),
+        item({"type": "function_call_output", "call_id": "2",
+              "output": "Exit code: 1\nOutput:\nerror: the test says: command timed out after 3 milliseconds"})]))
+    assert [(o.exit_code, o.timed_out) for s in codex.steps for o in s.observations] == [(124, True), (1, False)]
+    claude = load_foreign(write_lines(tmp_path / "s.jsonl", [
+        entry("user", "go"), entry("assistant", [call("a", "npm test")]),
+        entry("user", [{**result("a", "Command timed out after 2m 0.0s"), "is_error": True}])]))
+    assert [(o.exit_code, o.timed_out) for o in claude.steps[0].observations] == [(1, True)]

@@ -18,6 +18,7 @@ from impasse.vocabulary import Ending, Tool
 SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code writes itself (API errors, interruptions)
 EXIT_LINE = re.compile(r"^Exit code (-?\d+)\b")  # how a failed Bash result begins
 FAILED_STATUS_UNKNOWN = 1  # `is_error` without an `Exit code N` line: it failed, with no status recorded
+TIMEOUT_LINE = "Command timed out after "  # Bash killed the command at its own timeout (`timeout` input)
 
 
 def claude_action(name: str, arguments) -> Action:
@@ -55,13 +56,14 @@ def blocks_of(message: dict) -> list[dict]:
 
 def result_obs(block: dict, kind: str) -> Obs:
     """A tool_result: its text; `is_error` is a failure, its status the `Exit code N` a failed
-    command's text begins with, else FAILED_STATUS_UNKNOWN; a result without it records no status."""
+    command's text begins with, else FAILED_STATUS_UNKNOWN; a result without it records no status.
+    `Command timed out after …` is the Bash tool's own timeout (timed_out)."""
     text = text_of(block.get("content"))
     code = None
     if block.get("is_error") is True:
         found = EXIT_LINE.match(text)
         code = int(found.group(1)) if found else FAILED_STATUS_UNKNOWN
-    return Obs(text, code, kind=kind)
+    return Obs(text, code, kind=kind, timed_out=text.startswith(TIMEOUT_LINE))
 
 
 def claude_steps(entries: list[dict]) -> list[NStep]:

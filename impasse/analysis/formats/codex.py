@@ -28,6 +28,7 @@ EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)$", re.
 FAILED_HEADER = re.compile(r"^(?:Script failed$|execution error: )", re.M)
 HEADER_CHARS = 400  # a status is in the output's header (before `Output:`), never in what the command printed
 FAILED_STATUS_UNKNOWN = 1  # a failure the format records without its status
+TIMEOUT_LINE = "command timed out after "
 
 
 def items_of(records: list[dict]) -> list[dict]:
@@ -97,9 +98,17 @@ def observation_of(output, kind: str = COMMAND) -> Obs:
     payload = unwrapped(output)
     if isinstance(payload, dict) and "output" in payload:
         code = (payload.get("metadata") or {}).get("exit_code")
-        return Obs(text_of(payload["output"]), code if isinstance(code, int) else None, kind=kind)
+        text = text_of(payload["output"])
+        return Obs(text, code if isinstance(code, int) else None, kind=kind, timed_out=timed_out(text))
     text = text_of(payload.get("content") if isinstance(payload, dict) else payload)
-    return Obs(text, exit_status(text), kind=kind)
+    return Obs(text, exit_status(text), kind=kind, timed_out=timed_out(text))
+
+
+def timed_out(text: str) -> bool:
+    """Codex killed the command for its own timeout: `command timed out after N milliseconds` begins
+    the output (after the header, if there is one)."""
+    body = text.split("Output:\n", 1)[-1] if "Output:\n" in text[:HEADER_CHARS] else text
+    return body.startswith(TIMEOUT_LINE)
 
 
 def exit_status(text: str) -> int | None:
