@@ -15,8 +15,10 @@ request is logged to `relay.jsonl` in the run folder."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
+import socket
 import socketserver
 import tempfile
 import threading
@@ -62,6 +64,7 @@ class Relay:
         self.issued: dict[str, ToolCall] = {}  # wire call id → the policy's own call
         self.hidden: set[str] = set()
         self.sessions = ExecSessions()
+        self.read: dict[str, tuple[str, int | None]] = {}
         self.last: tuple[str, Reply] | None = None  # a retried request gets the same reply
         self.lock = threading.Lock()
         self.own_dir = None if socket_path else tempfile.mkdtemp(prefix="impasse-relay-")
@@ -95,24 +98,24 @@ class Relay:
             self.server = None
         with self.lock:
             self.clock.close({})  # a step whose results never came back is kept, without observations
+            self.clock.write()
         Path(self.socket_path).unlink(missing_ok=True)
         if self.own_dir:
             os.rmdir(self.own_dir)
 
-    def answer(self, exchange: Exchange) -> tuple[Reply, str]:
-        """The reply to one request, and what it was (step, side, retry, stop)."""
+    def answer(self, exchange: Exchange, key: str = "") -> tuple[Reply, str]:
+        """The reply to one request, and what it was (step, side, poll, retry, stop). `key` names the
+        request's bytes: an agent that retries a request it got no answer to sends the same bytes."""
         if exchange.refused:
             raise Refused(400, "invalid_request_error", "the relay does not take provider-side tools: "
                           + ", ".join(exchange.refused))
         with self.lock:
             if not exchange.tools:  # a side request (a title, a summary): no step of the episode
                 return self.side(exchange), "side"
-            key = json.dumps([[t.role, t.text, [c.id for c in t.calls], [r.call_id for r in t.results]]
-                              for t in exchange.turns])
-            if self.last and self.last[0] == key:
+            if key and self.last and self.last[0] == key:
                 return self.last[1], "retry"
             results = {r.call_id: r for turn in exchange.turns for r in turn.results}
-            observed = {call_id: result_of(self.agent, r) for call_id, r in results.items()}
+            observed = self.observed(results)
             observed |= self.sessions.merged(results)
             poll = self.poll(results)
             if poll:
@@ -122,6 +125,17 @@ class Relay:
                 reply, kind = self.step(exchange, observed)
             self.last = (key, reply)
             return reply, kind
+
+    def observed(self, results: dict[str, ToolResult]) -> dict[str, tuple[str, int | None]]:
+        """Each result as output and exit code; a result never changes, so each is read once."""
+        for call_id, result in results.items():
+            if call_id not in self.read:
+                self.read[call_id] = result_of(self.agent, result)
+        return self.read | self.sessions.merged(results)
+
+    def flush(self) -> None:
+        with self.lock:
+            self.clock.write()
 
     def poll(self, results: dict[str, ToolResult]) -> AgentCall | None:
         """A policy's command Codex left running is polled by the relay, in the same step."""
@@ -206,9 +220,11 @@ class Handler(BaseHTTPRequestHandler):
                 entry["kind"] = "count_tokens"
             else:
                 exchange = wire.read_request(request)
-                reply, entry["kind"] = self.server.relay.answer(exchange)
+                key = hashlib.blake2b(body, digest_size=16).hexdigest()
+                reply, entry["kind"] = self.server.relay.answer(exchange, key)
                 entry["step"] = self.server.relay.steps
                 self.send_reply(wire, reply, exchange)
+                self.server.relay.flush()
         except (json.JSONDecodeError, WireError) as err:
             self.send_error_body(wire or wire_anthropic, Refused(400, "invalid_request_error", str(err)))
             entry |= {"kind": "refused", "status": 400, "error": str(err)}
@@ -238,6 +254,8 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         chunks = (f"event: {kind}\ndata: {json.dumps(data)}\n\n" for kind, data in wire.events(reply, exchange.model))
         self.write("".join(chunks).encode())
+        with contextlib.suppress(OSError):  # the stream's end, now: the agent need not wait for the step's write
+            self.connection.shutdown(socket.SHUT_WR)
 
     def send_error_body(self, wire, err: Refused) -> None:
         kind = err.kind if wire is wire_anthropic else {"not_found_error": "not_found",

@@ -47,6 +47,7 @@ class StepClock:
         self.steps = 0  # steps opened (requests answered by the model)
         self.open: OpenStep | None = None
         self.ending: EpisodeEnd | None = None
+        self.unwritten: list[Step] = []
 
     @property
     def over(self) -> bool:
@@ -54,7 +55,7 @@ class StepClock:
 
     def close(self, results: dict[str, tuple[str, int | None]]) -> Step | None:
         """The open step, closed with the results the agent sent for its calls (call id → output,
-        exit code), written to steps.jsonl."""
+        exit code), to be written to steps.jsonl."""
         if self.open is None:
             return None
         opened, self.open = self.open, None
@@ -67,10 +68,16 @@ class StepClock:
                 observations.append(Observation(call.id, call.name, output, code))
         step = Step(opened.index, opened.started_at, opened.text, opened.calls, observations, opened.usage,
                     round(time.monotonic() - opened.clock, 3), harness_error=opened.harness_error, gold=opened.gold)
-        self.run_dir.append(step)
+        self.unwritten.append(step)
         if self.on_step:
             self.on_step(step)
         return step
+
+    def write(self) -> None:
+        """The closed steps to steps.jsonl, in order. The relay calls this once its reply is out,
+        so the fsync runs while the agent carries out the calls, not while it waits."""
+        while self.unwritten:
+            self.run_dir.append(self.unwritten.pop(0))
 
     def next_step(self) -> tuple[int, dict | None] | None:
         """Whether another step may begin: its index and the gold frozen for it; None when the
@@ -102,7 +109,7 @@ class StepClock:
         """The model could not answer: the episode ends; a checkpoint that froze its gold is recorded
         (its code is TRANSPORT), as impasse's own loop records it."""
         if gold is not None:
-            self.run_dir.append(Step(index, started_at, "", [], [], harness_error=f"transport: {message}", gold=gold))
+            self.unwritten.append(Step(index, started_at, "", [], [], harness_error=f"transport: {message}", gold=gold))
         self.end(kind, message)
 
     def end(self, kind: Ending, message: str) -> None:

@@ -187,6 +187,7 @@ def patch_as_edit(patch: str) -> dict:
 
 
 REMINDER = re.compile(r"\s*<system-reminder>.*?</system-reminder>\s*", re.S)
+CLAUDE_NO_OUTPUT = "(Bash completed with no output)"  # Claude Code's words for an empty output
 CLAUDE_EXIT = re.compile(r"\AExit code (-?\d+)\n?")
 CODEX_HEADER = re.compile(r"(?:Chunk ID|Wall time|Process exited with code|Exit code|Original token count"
                           r"|Process running with session ID)\b.*")
@@ -200,7 +201,7 @@ def result_of(agent: str, result: ToolResult) -> tuple[str, int | None]:
     if agent == CLAUDE_CODE:
         text = REMINDER.sub("\n", result.text).strip("\n") + ("\n" if result.text.strip() else "")
         if not result.is_error:
-            return text, 0
+            return ("" if text.strip() == CLAUDE_NO_OUTPUT else text), 0
         found = CLAUDE_EXIT.match(text)
         return (text[found.end():], int(found.group(1))) if found else (text, None)
     return codex_output(result.text)

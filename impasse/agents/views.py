@@ -62,6 +62,8 @@ def policy_messages(exchange: Exchange, issued: dict[str, ToolCall], hidden: set
             messages.append({"role": turn.role, "content": turn.text})
         elif turn.role == "assistant":
             calls = [issued.get(c.id) or to_impasse(c) for c in turn.calls if c.id not in hidden]
+            if turn.calls and not calls and not turn.text:
+                continue  # the relay's own turn (a poll of a running command): not the policy's
             message: dict = {"role": "assistant", "content": turn.text}
             if calls:
                 message["tool_calls"] = [c.to_message() for c in calls]
