@@ -122,8 +122,8 @@ def refuse_what_cannot_run(spec) -> None:
         table = PriceTable.load(spec.prices)
         for model in spec.models:
             check_spec(model.spec, model.base_url or spec.base_url, model.key_env)
-            if (spec.cost_limit is not None or spec.spend_cap is not None) and \
-                    table.price(model.spec, model.price) is None:
+            price = table.price(model.spec, model.price)  # a malformed `price:` is refused here
+            if (spec.cost_limit is not None or spec.spend_cap is not None) and price is None:
                 raise MatrixError(f"{model.label}: a cost limit or spend cap needs a price, and the price table has "
                                   f"none for {model.spec}: give one (--prices FILE, or `price:` for the model)")
         plan(spec)  # unknown conditions and tasks, as the matrix itself would refuse them (no Docker)

@@ -194,6 +194,8 @@ TABLE = [
     (*matrix_file("models: [{spec: openai:local, base_url: 'http://127.0.0.1:9'}]\nspend_cap: 5\n"), 2,
      "needs a price"),
     (*matrix_file("models: [scripted:oracle]\nspend_cap: -1\n"), 2, "spend_cap"),
+    (*matrix_file("models: [{spec: openai:m, base_url: 'http://127.0.0.1:9', price: {input: cheap, output: 1}}]\n"),
+     2, "price of openai:m: input is 'cheap'"),
     (["matrix", "--models", "scripted:oracle", "--model-arg", "temprature=0"], None, 2, "temprature"),
     (["run", "--model", "openai:m", "--condition", "none", "--model-arg", "max_tokens=0"], None, 2, "max_tokens"),
     (["run", "--model", "openai:m", "--condition", "none", "--base-url", "http://127.0.0.1:9", "--cost-limit", "1"],
