@@ -106,3 +106,17 @@ def test_swe_agent_own_tools_have_kinds_and_shell_commands_are_commands(tmp_path
     t = load_foreign(path)
     assert [s.actions[0].kind for s in t.steps] == [READ, LIST, READ, WRITE, COMMAND, COMMAND, OTHER]
     assert [s.observations[0].kind for s in t.steps] == [READ, LIST, READ, WRITE, COMMAND, COMMAND, OTHER]
+
+
+def test_an_openhands_error_observation_is_a_failure_of_the_call_it_answers(tmp_path):
+    events = [{"id": 1, "source": "agent", "action": "read", "args": {"path": "/w/secret.txt"}},
+              {"id": 2, "source": "agent", "observation": "error", "cause": 1,
+               "content": "[Errno 13] Permission denied: '/w/secret.txt'"},
+              {"id": 3, "source": "agent", "action": "run", "args": {"command": "ls"}},
+              {"id": 4, "source": "agent", "observation": "run", "cause": 3, "content": "a.py",
+               "extras": {"metadata": {"exit_code": 0}}}]
+    path = tmp_path / "events.json"
+    path.write_text(json.dumps(events))
+    read, run = load_foreign(path, "openhands").steps
+    assert [(o.kind, o.exit_code) for o in read.observations] == [(READ, 1)]
+    assert [(o.kind, o.exit_code) for o in run.observations] == [(COMMAND, 0)]

@@ -15,6 +15,8 @@ NOT_STEPS = ("system", "recall")
 SPOKEN = ("message", "think")  # the agent's own words: a step's text, not an action
 EDITS = ("create", "str_replace", "insert", "edit", "write")
 OBSERVATION_KINDS = {"run": COMMAND, "run_ipython": COMMAND, "edit": WRITE, "write": WRITE}  # else by tool_kind
+ERROR = "error"  # an ErrorObservation: the action it answers (`cause`) failed
+FAILED_STATUS_UNKNOWN = 1
 
 
 def is_step(event: dict) -> bool:
@@ -45,7 +47,7 @@ def exit_code_of(event: dict) -> int | None:
 
 def observation_kind(event: dict) -> str:
     """What produced an observation, by its `observation` type (`run`, `read`, `edit`, `browse`…);
-    an `error` or `agent_state_changed` observation is none of the kinds."""
+    an `agent_state_changed` observation is none of the kinds."""
     name = str(event.get("observation") or "")
     return OBSERVATION_KINDS.get(name) or tool_kind(name) if name else OTHER
 
@@ -64,17 +66,24 @@ def from_openhands(data, path: Path) -> NTrajectory:
         raise ImportProblem(f"{path}: not an OpenHands event list (expected a JSON array of event objects)")
     steps: list[NStep] = []
     last_kind = None
+    kinds: dict = {}  # an action event's id → its kind, for the error observations it causes
     for event in events:
         if is_step(event):
             args = event.get("args") or {}
             text = args.get("thought") or (args.get("content") if event["action"] == "message" else "") \
                 or event.get("message") or ""
-            steps.append(NStep(len(steps) + 1, text_of(text), openhands_action(event["action"], args)))
+            actions = openhands_action(event["action"], args)
+            steps.append(NStep(len(steps) + 1, text_of(text), actions))
+            kinds[event.get("id")] = actions[0].kind if actions else OTHER
             last_kind = event["action"]
         elif "observation" in event and steps:
             content, code = text_of(event.get("content")), exit_code_of(event)
+            if event["observation"] == ERROR:  # the action it answers failed, its status not recorded
+                kind, code = kinds.get(event.get("cause"), OTHER), FAILED_STATUS_UNKNOWN if code is None else code
+            else:
+                kind = observation_kind(event)
             if content or code is not None:
-                steps[-1].observations.append(Obs(content, code, kind=observation_kind(event)))
+                steps[-1].observations.append(Obs(content, code, kind=kind))
     if not steps and not any("action" in e or "observation" in e for e in events):
         raise ImportProblem(f"{path}: not an OpenHands event list (no event has an `action` or `observation`)")
     ending = Ending.TASK_COMPLETE if last_kind == "finish" else Ending.UNKNOWN
