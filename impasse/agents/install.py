@@ -162,8 +162,8 @@ def npm_pack(spec: AgentSpec, npm_spec: str, dest: Path) -> Path:
         raise AgentInstallError(f"{spec.label}: npm pack {npm_spec} took over 30 minutes; "
                                 "check the npm registry is reachable (npm config get registry)") from None
     if done.returncode:
-        raise AgentInstallError(f"{spec.label}: npm pack {npm_spec} failed (is the npm registry reachable? "
-                                f"npm config get registry):\n{done.stderr.strip()[-1500:]}")
+        raise AgentInstallError(f"{spec.label}: npm pack {npm_spec} failed: {npm_failure(done)} "
+                                "(is the npm registry reachable? npm config get registry)")
     try:
         (packed,) = json.loads(done.stdout)
         tarball = dest / packed["filename"]
@@ -172,6 +172,16 @@ def npm_pack(spec: AgentSpec, npm_spec: str, dest: Path) -> Path:
     if not tarball.is_file():
         raise AgentInstallError(f"{spec.label}: npm pack {npm_spec} wrote no {tarball.name}")
     return tarball
+
+
+def npm_failure(done: subprocess.CompletedProcess) -> str:
+    """npm's own reason in one line: its --json error (code and summary), else its last words."""
+    try:
+        error = json.loads(done.stdout)["error"]
+        return f"{error['code']} {error['summary']}"
+    except (ValueError, KeyError, TypeError):
+        lines = [line for line in done.stderr.splitlines() if line.strip() and "complete log" not in line]
+        return lines[-1].strip() if lines else f"exit {done.returncode}"
 
 
 def check_digest(spec: AgentSpec, path: Path, pinned: PinnedFile, what: str) -> None:

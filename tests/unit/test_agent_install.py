@@ -131,10 +131,24 @@ def test_without_npm_the_error_says_what_to_install(package, good_lock, tmp_path
         ensure_agent(fake_spec(package), cache=tmp_path / "cache", lock=good_lock)
 
 
-def test_a_failed_npm_pack_says_so_with_npm_s_own_words(tmp_path, good_lock):
-    with pytest.raises(AgentInstallError, match="fake-agent@1.0.0: npm pack .* failed") as caught:
+def test_a_failed_npm_pack_says_so_in_one_line_with_npm_s_own_reason(tmp_path, good_lock):
+    with pytest.raises(AgentInstallError) as caught:
         ensure_agent(fake_spec(tmp_path / "no-such-package"), cache=tmp_path / "cache", lock=good_lock)
-    assert "npm" in str(caught.value).splitlines()[-1].lower()  # npm's stderr is carried
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"fake-agent@1.0.0: npm pack {tmp_path / 'no-such-package'} failed: ")
+    assert "ENOENT" in message or "no-such-package" in message.split("failed: ")[1]  # npm's reason
+    assert message.endswith("(is the npm registry reachable? npm config get registry)")
+
+
+def test_an_unreachable_registry_is_named_as_such(tmp_path, good_lock, monkeypatch):
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")  # nothing listens on the discard port
+    monkeypatch.setenv("npm_config_fetch_retries", "0")
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))  # nothing cached to fall back on
+    spec = AgentSpec(Agent("fake-agent", Placement.CONTAINER, "1.0.0",
+                           NativePackage("fake-agent-not-cached@{version}", "package", "bin/agent")), "1.0.0")
+    with pytest.raises(AgentInstallError, match="npm pack fake-agent-not-cached@1.0.0 failed: ECONNREFUSED"):
+        ensure_agent(spec, cache=tmp_path / "cache", lock=good_lock)
 
 
 def test_three_fetches_at_once_run_npm_once(package, good_lock, tmp_path, monkeypatch):
