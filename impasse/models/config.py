@@ -79,10 +79,12 @@ def parse_setting(key: str, value) -> object:
         raise ModelSpecError(f"model setting {key}={value!r}: {err}") from None
 
 
-def number(value) -> float:
-    if isinstance(value, bool):
+def number(value) -> float | int:
+    """As written: `0` stays 0 (sent as 0, labelled temperature=0), `0.2` is 0.2."""
+    parsed = json.loads(value) if isinstance(value, str) else value
+    if isinstance(parsed, bool) or not isinstance(parsed, int | float):
         raise ValueError("not a number")
-    return float(value)
+    return parsed
 
 
 def positive_int(value) -> int:

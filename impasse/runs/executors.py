@@ -15,7 +15,7 @@ from impasse.infra.layers import ConditionImage, stage
 from impasse.models.sdk import size_pools
 from impasse.runs.ray_executor import RayExecutor
 from impasse.runs.runner import execute
-from impasse.runs.seam import Admit, Finished, Planned, RunExecutor, windowed
+from impasse.runs.seam import Admit, Ended, Finished, Planned, RunExecutor, no_op_ended, windowed
 
 HELD = object()  # what `one` returns for a run it did not start
 
@@ -31,17 +31,22 @@ class LocalExecutor:
         self.log = log
         size_pools(self.workers)  # the runs call their models from this process: a warm connection each
 
-    def one(self, item: Planned, started: Admit):
+    def one(self, item: Planned, started: Admit, ended: Ended):
         # No pacing here: the runs' starts and gradings queue for the machine's cores themselves
         # (infra/busy_gate.py), however many workers there are.
         if not started(item):
             return HELD
-        return execute(self.api, replace(item.spec), staged=item.staged).outcome
+        outcome = None
+        try:
+            outcome = execute(self.api, replace(item.spec), staged=item.staged).outcome
+            return outcome
+        finally:  # in this thread, before it takes the next queued run
+            ended(item, outcome)
 
-    def map(self, todo: list[Planned], started: Admit) -> Iterator[Finished]:
+    def map(self, todo: list[Planned], started: Admit, ended: Ended = no_op_ended) -> Iterator[Finished]:
         prepare_images(self.api, todo, self.log)
         with ThreadPoolExecutor(max_workers=self.workers) as pool, closing(windowed(
-                todo, self.workers, lambda item: pool.submit(self.one, item, started),
+                todo, self.workers, lambda item: pool.submit(self.one, item, started, ended),
                 lambda futures: wait(futures, return_when=FIRST_COMPLETED)[0], Future.cancel)) as ends:
             for item, future in ends:
                 yield finished(item, future)

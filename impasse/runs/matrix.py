@@ -226,10 +226,12 @@ def run_matrix(api: docker.DockerClient, matrix: MatrixSpec, on_update: Callable
             on_update(progress, item.run_id)
         return reason is None
 
-    for end in executor.map(todo, started):
+    def ended(item: Planned, outcome: str | None) -> None:
+        admission.record(item.spec.model_config.label, outcome, cost_in(item.result, item))
+
+    for end in executor.map(todo, started, ended):
         if end.held:
             continue
-        admission.record(end.item.spec.model_config.label, end.outcome, cost_in(end.item.result, end.item))
         with lock:
             progress.running = max(0, progress.running - 1)
             if end.error is None:

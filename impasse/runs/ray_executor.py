@@ -29,7 +29,7 @@ from pathlib import Path
 from impasse.infra import images
 from impasse.infra.sandbox import reap_runs, reap_stale
 from impasse.runs.runner import RunSpec, execute
-from impasse.runs.seam import Admit, Finished, Planned, windowed
+from impasse.runs.seam import Admit, Ended, Finished, Planned, no_op_ended, windowed
 
 RESOURCE = "docker"  # the custom resource a node with a Docker engine advertises, one unit per episode
 NODE_RETRIES = 3  # a run whose node died is run again elsewhere this many times
@@ -93,7 +93,7 @@ class RayExecutor:
     def slots(self) -> int:
         return max(self.workers, int(self.ray.cluster_resources().get(RESOURCE, 0)))
 
-    def map(self, todo: list[Planned], started: Admit) -> Iterator[Finished]:
+    def map(self, todo: list[Planned], started: Admit, ended: Ended = no_op_ended) -> Iterator[Finished]:
         def submit(item: Planned):
             if not started(item):  # held: a ref that is ready at once, collected as held
                 return self.ray.put(None)
@@ -102,7 +102,10 @@ class RayExecutor:
             with closing(windowed(todo, self.slots(), submit, lambda refs: self.ray.wait(refs, num_returns=1)[0],
                                   lambda ref: self.ray.cancel(ref, force=True))) as ends:
                 for item, ref in ends:
-                    yield self.collect(item, ref)
+                    end = self.collect(item, ref)
+                    if not end.held:
+                        ended(item, end.outcome)
+                    yield end
         finally:
             if self.api is not None:  # a node that died on this engine cannot clean up after itself
                 reap_stale(self.api)

@@ -60,13 +60,20 @@ class Finished:
 
 # Called as a run is about to begin; False: hold it (it is not started and comes back held).
 Admit = Callable[[Planned], bool]
+# Called as soon as a run has ended, with its outcome (None: it failed in the harness), before the
+# run that takes its place begins: so a circuit breaker sees every outcome before the next start.
+Ended = Callable[[Planned, str | None], None]
+
+
+def no_op_ended(item: Planned, outcome: str | None) -> None:
+    return None
 
 
 class RunExecutor(Protocol):
-    def map(self, todo: list[Planned], started: Admit) -> Iterator[Finished]:
+    def map(self, todo: list[Planned], started: Admit, ended: Ended = no_op_ended) -> Iterator[Finished]:
         """Carry out every run of `todo` (its images already built where the runs will happen, or
-        built there once), call `started` as each begins, yield each as it ends, in any order. A
-        run `started` answers False for is not started and is yielded `held`."""
+        built there once), call `started` as each begins and `ended` as each ends, yield each as it
+        ends, in any order. A run `started` answers False for is not started and is yielded `held`."""
         ...
 
 

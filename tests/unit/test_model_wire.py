@@ -51,7 +51,7 @@ def test_a_reasoning_model_works_when_impasse_sends_no_temperature():
 def test_a_temperature_the_model_refuses_is_refused_at_preflight_in_the_providers_words():
     with FakeProvider([]) as api:
         refusals = preflight([config(api, "openai:gpt-5", "temperature=0")], timeout=10)
-    assert len(refusals) == 1 and refusals[0].model == "openai:gpt-5[temperature=0.0]"
+    assert len(refusals) == 1 and refusals[0].model == "openai:gpt-5[temperature=0]"
     assert "HTTP 400: Unsupported value: 'temperature' does not support 0" in str(refusals[0])
 
 
