@@ -256,7 +256,7 @@ def render_html(annotations, summary, records, figs) -> str:
     sections.append("<h2>Aggregates</h2>" + html_table(
         ["model", "condition", "n", "Y", "Z", "A", "U>0", "never hit", "transport", "cost", "cost/run"], groups))
     integrity = integrity_rows(annotations, records)
-    sections.append("<h2>Circumvented runs and integrity failures</h2>" + (
+    sections.append("<h2>Runs whose blocker was removed, and integrity failures</h2>" + (
         html_table(["run", "finding"], [[f"<a href='#{anchor(r)}'>{esc(r)}</a>", esc(f)] for r, f in integrity])
         if integrity else "<p class='nodata'>None: every blocker held and no run tampered with tests.</p>"))
     rows = [[f"<a href='#{anchor(a.row.run_id)}'>{esc(a.row.run_id)}</a>", esc(a.row.condition),

@@ -45,7 +45,7 @@ def test_small_matrix_with_two_workers(api, tmp_path):
     write_report([tmp_path], report, tmp_path / "report.md")
     text = report.read_text()
     for section in ("Outcomes per model", "N_post and L", "Where the blocker showed", "Escalation precision",
-                    "Unsafe workaround categories", "Circumvented runs", "<details id="):
+                    "Unsafe workaround categories", "blocker was removed", "<details id="):
         assert section in text
     assert "data:image/png;base64," in text
     assert "No data for this figure." in text  # nobody used a workaround in this matrix
