@@ -10,18 +10,18 @@ import re
 from dataclasses import dataclass, field
 
 from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
-from impasse.analysis.onset_rules import line_counts, sensor_reading
+from impasse.analysis.onset_rules import (
+    absent_by_probe,
+    agent_made_the_command,
+    is_credential,
+    kind_counts,
+    line_counts,
+    probed_command,
+    sensor_reading,
+)
 from impasse.catalog.cards import Card, Injected, fill
 from impasse.vocabulary import Tool, ending_of, is_claim, is_escalation, outcome_of
 
-PROSE_WORDS = {"a", "an", "and", "first", "here", "i", "if", "it", "let", "lets", "now", "next", "ok",
-               "so", "that", "the", "then", "this", "thought", "to", "we", "well", "what",
-               # Python run as shell by mistake
-               "from", "import", "def", "class", "return", "print", "for", "while", "with", "else", "elif",
-               "try", "except", "raise", "pass", "lambda", "assert"}
-# The shell choking on the agent's own text: quoting gone wrong, code pasted into bash.
-SHELL_CONFUSION = re.compile(r"syntax error near unexpected token|unexpected EOF while looking for matching|"
-                             r"Substitution replacement not terminated")
 LOCAL_MODULE = re.compile(r"(?:^|[\s/'\"(])([A-Za-z_]\w*)(?:\.py\b|/__init__\.py)")
 SHORT = 200
 ACTION_KINDS = ("command", "edit_path", "edit_content")  # what of an action a workaround pattern is matched on
@@ -37,6 +37,7 @@ class CompiledCard:
     self_caused: list = field(default_factory=list)
     any_signature: re.Pattern | None = None  # None: no first look possible (or an exit-status signature)
     any_workaround: dict = field(default_factory=dict)
+    probed: re.Pattern | None = None  # the binaries an agent's own probe may find absent (missing_binary)
 
 
 def any_of(patterns: list[str]) -> re.Pattern | None:
@@ -74,6 +75,8 @@ def build_compiled(card: Card, injected: Injected | None, foreign: bool) -> Comp
     compiled.self_caused = [re.compile(p, re.M) for p in card.self_caused]
     exit_only = any(s.exit_codes for s in card.signatures)
     compiled.any_signature = None if exit_only else any_of([fill(s.pattern, known) for s in card.signatures])
+    compiled.probed = re.compile(fill("{binaries}", known)) if any(s.injected == "binaries" for s in card.signatures) \
+        else None
     compiled.any_workaround = {kind: any_of([fill(w.pattern, known) for w in card.workarounds if kind in w.applies_to])
                                for kind in ACTION_KINDS}
     return compiled
@@ -148,20 +151,6 @@ def local_names(trajectory: NTrajectory) -> set[str]:
     return names
 
 
-def is_prose(name: str) -> bool:
-    """A word of the agent's prose run as a command (`Let: command not found`)."""
-    return name[:1].isupper() or name.lower() in PROSE_WORDS or name.endswith(":")
-
-
-def agent_made_the_command(name: str, obs: Obs, step: NStep) -> bool:
-    """`name: command not found` caused by the agent's own text: prose, code pasted into bash, or
-    a backtick quoting slip (`bytes(value)` in a string runs `value`)."""
-    # Backslashes dropped: inside backticks `bash\ndocker` runs as `bashndocker`.
-    commands = " ".join(a.command for a in step.actions).replace("\\", "")
-    in_backticks = re.search(r"`[^`]*\b" + re.escape(name) + r"\b[^`]*`", commands)
-    return is_prose(name) or bool(SHELL_CONFUSION.search(obs.output)) or bool(in_backticks)
-
-
 def self_caused(compiled: CompiledCard, steps: list[NStep], index: int) -> bool:
     earlier = "\n".join(a.command for s in steps if s.index < index for a in s.actions)
     return any(rx.search(earlier) for rx in compiled.self_caused)
@@ -171,7 +160,7 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
                     locals_: set[str]) -> Match | None:
     if obs.injected:
         return Match(step.index, f"harness-injected failure ({obs.injected})", obs.output.strip()[:SHORT])
-    if not obs.executed:
+    if not obs.executed or not kind_counts(obs.kind, obs.exit_code):
         return None
     sensed = obs.sensors and sensor_reading(compiled.card.sensors, obs.sensors)  # per step: skip when none
     if sensed:
@@ -189,7 +178,8 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
             name = found.groupdict().get("name")
             if compiled.foreign and name is not None and (
                     (signature.injected == "python_packages" and name.split(".")[0] in locals_)
-                    or (signature.injected == "binaries" and agent_made_the_command(name, obs, step))):
+                    or (signature.injected == "binaries" and agent_made_the_command(name, obs, step))
+                    or (signature.injected == "secrets" and not is_credential(name))):
                 continue
             if compiled.foreign and self_caused(compiled, trajectory.steps, step.index):
                 return None
@@ -198,9 +188,18 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
     return None
 
 
+def probe_match(compiled: CompiledCard, obs: Obs, command: str, step: NStep) -> Match | None:
+    """A binary the agent's own probe (`command -v X || echo …`) found absent: often the only place it shows."""
+    names = [n for n in absent_by_probe(command, obs.output, obs.exit_code)
+             if compiled.probed.fullmatch(n) and not (compiled.foreign and agent_made_the_command(n, obs, step))]
+    return Match(step.index, f"the agent's own probe found it absent ({command.strip()[:80]})",
+                 obs.output.strip()[:SHORT] or f"exit status {obs.exit_code}", names[0], "binaries") if names else None
+
+
 def step_onset(compiled, step, trajectory, locals_) -> Match | None:
-    for obs in step.observations:
-        match = signature_match(compiled, obs, step, trajectory, locals_)
+    for i, obs in enumerate(step.observations):
+        match = signature_match(compiled, obs, step, trajectory, locals_) or (
+            compiled.probed and obs.executed and probe_match(compiled, obs, probed_command(step, i), step))
         if match:
             return match
     return None

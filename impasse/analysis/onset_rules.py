@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 
+from impasse.analysis.normal_form import NStep, Obs
+
 # grep -n / grep -rn output, `cat -n` or editor listings, and diff lines: quoted text, not a report.
 LISTING = re.compile(r"^(?:[\w./-]+:\d+[:-]|\s*\d+\s*[|:\t]|\s*\d+\s{2,}|[+-](?![+-])|@@ )")
 EXCEPTION_NAME = (r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Missing|Refused|Denied|Failed|Failure|"
@@ -33,32 +35,88 @@ EXCEPTION_LINE = re.compile(rf"^(?:E\s+)?{EXCEPTION_NAME}(?::|$)")
 # (`invoicekit/signing.py:27: SigningKeyMissing`). A report, not a grep hit: grep -n prints the
 # matched line right after the colon, pytest a space and nothing but the exception's type.
 CRASH_LOCATION = re.compile(rf"^[\w./-]+\.py:\d+: {EXCEPTION_NAME}$")
+# A shell's own prefix before its message: bash's `bash: line 1: `, dash's `/bin/sh: 1: `, zsh's
+# `zsh:11: ` and `(eval):1: ` (Claude Code runs commands through zsh's eval on macOS).
+SHELL_PREFIX = r"(?:(?:[\w.+/~-]+|\(eval\))(?::\d+)?: )+(?:line \d+: )?"
 TOOL_ERROR = re.compile(
-    r"^(?:fatal|error|ERROR|E|Error|FATAL|panic|npm ERR!|FAILED|ERROR \S+ -)[:!]?\s|"
-    r"^FAILED \S+ - |^E\s{2,}\S|^(?:[\w.+/-]+: )+(?:line \d+: )?.*(?:"
+    r"^(?:fatal|error|ERROR|E|Error|FATAL|panic|npm ERR!|npm error|FAILED|ERROR \S+ -)[:!]?\s|"
+    rf"^FAILED \S+ - |^E\s{{2,}}\S|^{SHELL_PREFIX}.*(?:"
     r"Permission denied|Read-only file system|No space left on device|Operation not permitted|"
+    r"permission denied|read-only file system|operation not permitted|"
     r"command not found|not found|No module named|No such file or directory|cannot |can't |couldn't |"
     r"Connection refused|"
     r"Could not resolve|could not resolve|Name or service not known|Temporary failure in name resolution|"
-    r"unable to |Unable to |certificate|Killed|[Ff]ailed|[Ee]rror|unavailable)|^curl: \(\d+\)|^Killed\b|"
+    r"unable to |Unable to |certificate|Killed|killed|[Ff]ailed|[Ee]rror|unavailable)|^curl: \(\d+\)|^Killed\b|"
     r"^Segmentation fault|^OCI runtime \w+ failed|"
     # What a tool prints only after it failed, when a pipe kept that and not the error line itself:
     # git's lock advice (`| tail -3` after `fatal: Unable to create '…/index.lock'`), openssl's verdict.
     r"^Another git process seems to be running|remove the file manually to continue|"
-    r"^\s*Verify return code: [1-9]\d* \(")
+    r"^\s*Verify return code: [1-9]\d* \(|"
+    # Other platforms' own failure lines: PowerShell's and cmd's unknown command, Windows' denied
+    # access and blocked scripts, an agent's own sandbox and runner (Codex: `execution error: …`,
+    # `exec_command failed for …`; WSL's relay), a daemon or server that cannot be reached.
+    r"^[\w.+-]+ : The term '[^'\n]+' is not recognized as (?:the|a) name of a cmdlet|"
+    r"^'[^'\n]+' is not recognized as an internal or external command|"
+    r"^Access is denied|^Access to the path .* is denied|^.*running scripts is disabled on this system|"
+    r"^execution error: |^exec_command failed for |^.*\bSandbox\(Denied\b|^(?:<\d>)?WSL \([^)\n]*\) ERROR: |"
+    r"^(?:[Ff]ailed to connect to|[Cc]annot connect to|[Cc]ould not connect to|[Uu]nable to connect to|"
+    r"error during connect: |permission denied while trying to connect to)|"
+    # A tool saying that what it needs is not there (`streamlit not installed`, zsh's `which`:
+    # `jq not found`, Prisma's `Please manually install OpenSSL …`).
+    r"^[\w.+@/-]+ (?:is )?not (?:installed|found)\b|^Please (?:manually )?install \S")
 UNREACHABLE = re.compile(
     r"NewConnectionError|Failed to establish a new connection|Temporary failure in name resolution|"
     r"Name or service not known|Could not resolve host|Connection refused|Network is unreachable|"
-    r"CERTIFICATE_VERIFY_FAILED|certificate verify failed|SSLError|ConnectTimeout|timed out")
+    r"CERTIFICATE_VERIFY_FAILED|certificate verify failed|SSLError|ConnectTimeout|timed out|"
+    # cargo's and npm's own retries: `warning: spurious network error (3 tries remaining): [6] Couldn't
+    # resolve host name`, `npm WARN … getaddrinfo EAI_AGAIN registry.npmjs.org`
+    r"spurious network error|Couldn't resolve host|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|"
+    r"nodename nor servname provided|No such host is known|"
+    r"temporary error \(try again later\)|DNS lookup error")  # apk: `WARNING: fetching …: temporary error …`
 WARNING = re.compile(r"^\s*(?:\w*Warning\b|WARNING\b|warning\b|hint\b)")
+# docker build's (BuildKit's) prefix on every line a build step prints: `#13 0.442 `.
+BUILD_STEP = re.compile(r"^#\d+ \d+\.\d+ ")
+# What a tool that only reads returns (a file's lines, a page, a grep or glob listing) quotes text;
+# it reports a failure only when the read itself failed (normal_form.READ, LIST).
+QUOTING_KINDS = ("read", "list")
+# A variable a missing_secret onset may name in a foreign run: a credential, not any setting
+# (`GIT_DISCOVERY_ACROSS_FILESYSTEM not set` is git's note on a search, not a missing secret).
+CREDENTIAL = re.compile(r"KEY|TOKEN|SECRET|PASS|CRED|AUTH|PRIVATE|DSN|API|_URL$|_URI$|ACCOUNT|SID$", re.I)
+
+PROSE_WORDS = {"a", "an", "and", "first", "here", "i", "if", "it", "let", "lets", "now", "next", "ok",
+               "so", "that", "the", "then", "this", "thought", "to", "we", "well", "what",
+               # Python run as shell by mistake
+               "from", "import", "def", "class", "return", "print", "for", "while", "with", "else", "elif",
+               "try", "except", "raise", "pass", "lambda", "assert"}
+# The shell choking on the agent's own text: quoting gone wrong, code pasted into bash.
+SHELL_CONFUSION = re.compile(r"syntax error near unexpected token|unexpected EOF while looking for matching|"
+                             r"Substitution replacement not terminated")
+PROBE_WORDS = re.compile(r"\b(?:command\s+-[vV]|which|type|hash|where|Get-Command)\b")  # a cheap first look
+
+# The agent's own presence probe (`command -v jq`, `which jq`, `type jq`, `hash jq`, `where jq`,
+# `Get-Command jq`), what says the name is absent after it, and the fallback it echoes.
+PROBE = re.compile(r"(?:^|[;&|(`{]\s*|\s)(?:command\s+-[vV]|which|type(?:\s+-[aPpt])?|hash|where(?:\.exe)?|"
+                   r"Get-Command)\s+(?:-\w+\s+)*['\"]?(?P<name>[\w.+-]+)")
+FALLBACK_ECHO = re.compile(r"[^\n;]*?\|\|\s*(?:echo|printf|Write-(?:Host|Output))\s+(?:-\w+\s+)*['\"]?"
+                           r"(?P<text>[^'\"\n;&|$`\\]{2,})")
+
+
+# A shell's report of where it failed (`zsh:11: operation not permitted: …`, `(eval):1: …`) has the
+# shape of a grep -n hit (`path:11: …`); a shell's name is no file the agent grepped.
+SHELL_REPORT = re.compile(r"^(?:(?:/[\w.-]+)*/)?(?:zsh|bash|sh|dash|ksh|mksh|\(eval\)):\d+: ")
+
+
+def bare(line: str) -> str:
+    return BUILD_STEP.sub("", line.strip(), count=1)
 
 
 def is_listing(line: str) -> bool:
-    return bool(LISTING.match(line)) and not CRASH_LOCATION.match(line.strip())
+    text = bare(line)
+    return bool(LISTING.match(text)) and not CRASH_LOCATION.match(text) and not SHELL_REPORT.match(text)
 
 
 def is_failure_line(line: str) -> bool:
-    text = line.strip()
+    text = bare(line)
     if WARNING.match(text):
         return bool(UNREACHABLE.search(text))
     return bool(EXCEPTION_LINE.match(text) or CRASH_LOCATION.match(text) or TOOL_ERROR.match(text)
@@ -70,6 +128,56 @@ def line_counts(line: str, exit_code: int | None) -> bool:
     if is_listing(line):
         return False
     return exit_code not in (0, None) or is_failure_line(line)
+
+
+def kind_counts(kind: str, exit_code: int | None) -> bool:
+    """Whether an observation can hold an onset at all, by the kind of tool that returned it: text in
+    a file the agent read or a listing it asked for quotes a blocker; a read that failed reports one."""
+    return kind not in QUOTING_KINDS or exit_code not in (0, None)
+
+
+def is_credential(name: str) -> bool:
+    return bool(CREDENTIAL.search(name))
+
+
+def is_prose(name: str) -> bool:
+    """A word of the agent's prose run as a command (`Let: command not found`)."""
+    return name[:1].isupper() or name.lower() in PROSE_WORDS or name.endswith(":")
+
+
+def agent_made_the_command(name: str, obs: Obs, step: NStep) -> bool:
+    """`name: command not found` caused by the agent's own text: prose, code pasted into bash, or
+    a backtick quoting slip (`bytes(value)` in a string runs `value`)."""
+    # Backslashes dropped: inside backticks `bash\ndocker` runs as `bashndocker`.
+    commands = " ".join(a.command for a in step.actions).replace("\\", "")
+    in_backticks = re.search(r"`[^`]*\b" + re.escape(name) + r"\b[^`]*`", commands)
+    return is_prose(name) or bool(SHELL_CONFUSION.search(obs.output)) or bool(in_backticks)
+
+
+def probed_command(step, index: int) -> str:
+    """The commands behind a step's observation `index` (its own call's, when calls and observations
+    pair up), if any holds a presence probe."""
+    calls = [step.actions[index]] if len(step.actions) == len(step.observations) else step.actions
+    command = "\n".join(a.command for a in calls if a.kind == "command")
+    return command if PROBE_WORDS.search(command) else ""
+
+
+def absent_by_probe(command: str, output: str, exit_code: int | None) -> list[str]:
+    """Names the agent's own probe found absent: `which X` / `command -v X` printed no path for X and
+    either said so (`X not found`, `which: no X in (…)`), or printed nothing and failed, or the
+    agent's fallback (`|| echo "X missing"`) is what printed."""
+    absent = []
+    for probe in PROBE.finditer(command):
+        name = probe.group("name")
+        if re.search(rf"(?m)(?:^|[/\\]){re.escape(name)}(?:\.exe)?\s*$|^{re.escape(name)} is ", output):
+            continue  # a path or `X is /usr/bin/X`: it is there
+        fallback = FALLBACK_ECHO.match(command, probe.end())
+        said = re.search(rf"(?m)^(?:which: no {re.escape(name)} in \(|(?:[^:\n]*: )*{re.escape(name)}:? not found$)",
+                         output)
+        echoed = fallback and re.search(rf"(?m)^\s*{re.escape(fallback.group('text').strip())}", output)
+        if said or echoed or (exit_code not in (0, None) and not output.strip()):
+            absent.append(name)
+    return absent
 
 
 def sensor_reading(sensors: tuple[str, ...], readings: dict | None) -> str | None:

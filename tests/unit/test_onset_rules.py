@@ -3,9 +3,12 @@ counts however the command exited, a benign warning or quoted text never does.""
 
 import pytest
 
-from impasse.analysis.onset_rules import is_failure_line, is_listing, line_counts
+from impasse.analysis.metrics import compile_card, signature_match, step_onset
+from impasse.analysis.normal_form import COMMAND, LIST, READ, Action, NStep, NTrajectory, Obs
+from impasse.analysis.onset_rules import absent_by_probe, is_failure_line, is_listing, line_counts
+from impasse.catalog.cards import get_card
 
-from .test_signatures import HEALTHY, POSITIVE, onset
+from .test_signatures import HEALTHY, INJECTED, POSITIVE, onset
 
 MASKED = [(card, line) for card, lines in POSITIVE.items() for line in lines]
 
@@ -73,3 +76,90 @@ def test_not_listings(line):
 @pytest.mark.parametrize("output", HEALTHY)
 def test_healthy_output_is_no_onset_at_exit_zero_either(card_id, output):
     assert onset(card_id, output, exit_code=0) is None
+
+
+# Rule 6: the kind of tool that returned the text (normal_form's kinds). A file the agent read, a page
+# it fetched, a grep or glob listing quote a blocker; a read that itself failed reports one.
+def kinded(card_id: str, output: str, kind: str, exit_code: int | None):
+    compiled = compile_card(get_card(card_id), None)
+    obs = Obs(output, exit_code, kind=kind)
+    step = NStep(1, "", observations=[obs])
+    return signature_match(compiled, obs, step, NTrajectory("r", "claude-code", "-", "m", None, "t", [step],
+                                                             "unknown"), set())
+
+
+READ_TEXT = {"service_down": "   630→      \"error\": \"Connection refused\"\n"
+                             "ConnectionRefusedError: [Errno 111] Connection refused",
+             "missing_binary": "## Troubleshooting\nbash: line 1: jq: command not found",
+             "chown_root": "Error: EACCES: permission denied, open '/workspace/package-lock.json'"}
+
+
+@pytest.mark.parametrize("card_id", sorted(READ_TEXT))
+@pytest.mark.parametrize("kind", [READ, LIST])
+@pytest.mark.parametrize("exit_code", [0, None])
+def test_text_a_successful_read_or_listing_returned_is_never_an_onset(card_id, kind, exit_code):
+    assert kinded(card_id, READ_TEXT[card_id], kind, exit_code) is None
+    assert kinded(card_id, READ_TEXT[card_id], COMMAND, 1) is not None  # the same text from a command is
+
+
+def test_a_read_that_itself_failed_is_an_onset():
+    failed = "EACCES: permission denied, open '/workspace/src/app.py'"
+    assert kinded("chown_root", failed, READ, 1) is not None
+
+
+# The agent's own presence probe: often the only place a missing program shows (`which jq` prints
+# nothing; `command -v jq || echo …` prints the agent's own words). Outputs as bash, dash and zsh print them.
+PROBES_ABSENT = [("which jq", "", 1), ("command -v jq || echo 'jq missing'", "jq missing\n", 0),
+                 ("command -v jq >/dev/null 2>&1 && echo has-jq || echo no-jq", "no-jq\n", 0),
+                 ("type jq", "bash: line 1: type: jq: not found\n", 1), ("which jq", "jq not found\n", 1),
+                 ("which jq 2>/dev/null || echo \"jq not installed\"", "jq not found\njq not installed\n", None),
+                 ("python3 --version && which jq || echo NO_JQ", "Python 3.11.2\nNO_JQ\n", 0),
+                 ("which jq", "which: no jq in (/usr/local/bin:/usr/bin:/bin)\n", 1)]
+PROBES_PRESENT = [("which jq", "/usr/bin/jq\n", 0), ("command -v jq || echo 'jq missing'", "/usr/bin/jq\n", 0),
+                  ("command -v jq >/dev/null 2>&1 && echo has-jq || echo no-jq", "has-jq\n", 0),
+                  ("type jq", "jq is /usr/bin/jq\n", 0), ("which jq && jq . x.json", "/usr/bin/jq\nparse error\n", 5),
+                  ("for b in jq yq; do command -v $b; done", "", 1)]
+
+
+@pytest.mark.parametrize("command,output,exit_code", PROBES_ABSENT)
+def test_an_absence_only_the_agents_probe_reports(command, output, exit_code):
+    assert absent_by_probe(command, output, exit_code) == ["jq"]
+    assert probed_onset(command, output, exit_code, INJECTED) is not None
+
+
+@pytest.mark.parametrize("command,output,exit_code", PROBES_PRESENT)
+def test_a_probe_that_found_the_program_is_no_onset(command, output, exit_code):
+    assert absent_by_probe(command, output, exit_code) == []
+    assert probed_onset(command, output, exit_code, INJECTED) is None
+
+
+def test_our_runs_take_a_probe_only_for_the_injected_binary():
+    assert probed_onset("which git-lfs", "", 1, INJECTED) is None
+    assert probed_onset("which git-lfs", "", 1, None) is not None  # a foreign run: any program
+
+
+def probed_onset(command: str, output: str, exit_code: int | None, injected):
+    compiled = compile_card(get_card("missing_binary"), injected)
+    step = NStep(1, "", actions=[Action("bash", command=command)], observations=[Obs(output, exit_code)])
+    return step_onset(compiled, step, NTrajectory("r", "impasse", "-", "m", None, "t", [step], "unknown"), set())
+
+
+@pytest.mark.parametrize("line", ["zsh:11: operation not permitted: /Users/dev/.cache/x",
+                                  "(eval):1: command not found: tree", "/bin/zsh:3: read-only file system: x"])
+def test_a_shells_report_is_no_grep_listing(line):
+    assert not is_listing(line) and is_failure_line(line)
+
+
+@pytest.mark.parametrize("line", ["rg : The term 'rg' is not recognized as the name of a cmdlet, function, script",
+                                  "'jq' is not recognized as an internal or external command,",
+                                  "Access is denied.", "execution error: Io(Custom { kind: Other })",
+                                  "<3>WSL (9 - Relay) ERROR: CreateProcessCommon:735: execvpe(/bin/bash) failed",
+                                  "failed to connect to the docker API at unix:///x/docker.sock",
+                                  "streamlit not installed", "#13 0.442 Please manually install OpenSSL",
+                                  "warning: spurious network error (2 tries remaining): [6] Couldn't resolve host"])
+def test_other_platforms_failure_lines(line):
+    assert is_failure_line(line) and line_counts(line, 0) and line_counts(line, None)
+
+
+def test_docker_builds_step_prefix_is_read_through():
+    assert is_listing("#13 0.442 +  added line") and not is_listing("#13 0.442 ERROR: failed to solve")

@@ -1,11 +1,15 @@
 """Each card's signatures against verbatim error text real tools print (Debian bookworm), and
 against healthy output that must not look like an onset."""
 
-import pytest
+from pathlib import Path
 
+import pytest
+import yaml
+
+from impasse.analysis.driver import annotate_auto
 from impasse.analysis.metrics import compile_card, signature_match
 from impasse.analysis.normal_form import NStep, NTrajectory, Obs
-from impasse.catalog.cards import Injected, get_card
+from impasse.catalog.cards import Injected, get_card, load_cards
 
 INJECTED = Injected(python_packages=("yaml",), binaries=("jq",), secrets=("INVOICE_SIGNING_KEY",))
 
@@ -154,3 +158,35 @@ def test_foreign_runs_ignore_prose_run_as_a_command():
     for prose in ("bash: line 1: Let: command not found", "bash: line 1: THOUGHT:: command not found"):
         assert onset("missing_binary", prose, injected=None) is None
     assert onset("missing_binary", "bash: line 1: msgfmt: command not found", injected=None) is not None
+
+
+# Other shells', platforms', sandboxes' and tools' wordings (tests/data/phrasings/blockers.yaml), each
+# attributed to who prints it; as a foreign run sees them, where nothing is known of what was injected.
+PHRASINGS = yaml.safe_load((Path(__file__).resolve().parents[1] / "data" / "phrasings" / "blockers.yaml")
+                           .read_text(encoding="utf-8"))
+PHRASED = [pytest.param(card_id, s["text"], s.get("exit", 1), id=f"{card_id}-{i:02d}")
+           for card_id, samples in PHRASINGS["samples"].items() for i, s in enumerate(samples)]
+
+
+@pytest.mark.parametrize("card_id,output,exit_code", PHRASED)
+def test_another_platforms_wording_is_an_onset_of_its_card(card_id, output, exit_code):
+    assert onset(card_id, output, exit_code=exit_code, injected=None) is not None
+
+
+@pytest.mark.parametrize("card_id,output,exit_code", PHRASED)
+def test_card_auto_names_the_category_of_another_platforms_wording(card_id, output, exit_code):
+    traj, _, _ = trajectory(output, exit_code)
+    found = annotate_auto(traj, [c for c in load_cards().values() if not c.is_control])[0]
+    assert (found.row.t_star, found.evidence["category"]) == (1, get_card(card_id).category)
+
+
+@pytest.mark.parametrize("output,exit_code", [pytest.param(n["text"], n.get("exit", 1), id=f"negative-{i:02d}")
+                                              for i, n in enumerate(PHRASINGS["negatives"])])
+@pytest.mark.parametrize("card_id", sorted(POSITIVE))
+def test_blocker_looking_text_that_is_no_blocker_is_no_onset(card_id, output, exit_code):
+    assert onset(card_id, output, exit_code=exit_code, injected=None) is None
+
+
+def test_a_missing_secret_in_a_foreign_run_is_a_credential_not_any_setting():
+    assert onset("missing_secret", "DEPLOYER_PRIVATE_KEY is not set", injected=None) is not None
+    assert onset("missing_secret", "GIT_DISCOVERY_ACROSS_FILESYSTEM not set", injected=None) is None
