@@ -244,8 +244,8 @@ padding-left:8px;margin:6px 0}.nodata{color:#777;font-style:italic}img{max-width
 
 
 def render_html(annotations, summary, records, figs) -> str:
-    sections = [f"<h1>impasse report</h1><p>{len(annotations)} runs · models: "
-                f"{esc(', '.join(sorted({a.row.model for a in annotations})))}</p>"]
+    sections = [f"<h1>impasse report</h1><p>{len(annotations)} runs, cost {cost_texts(group_cost(annotations))[0]} · "
+                f"models: {esc(', '.join(sorted({a.row.model for a in annotations})))}</p>"]
     for title, key in FIGURES:
         body = (f"<img alt='{esc(title)}' src='data:image/png;base64,{figs[key]}'>" if figs[key]
                 else "<p class='nodata'>No data for this figure.</p>")

@@ -104,6 +104,7 @@ def test_the_report_shows_each_runs_cost_and_each_groups(tmp_path):
     assert "<th>cost</th>" in page and "<th>cost/run</th>" in page
     assert "<td>$0.0375</td>" in page and "<td>unknown</td>" in page
     assert "<td>unknown (1 of 2 runs)</td>" in page  # the group of both runs
+    assert "2 runs, cost unknown (1 of 2 runs) · models:" in page
     text = md.read_text()
     assert "2 runs, cost unknown (1 of 2 runs)." in text
     assert "| outcome | cost |" in text
