@@ -4,6 +4,7 @@ with no network and no Node — together with the MCP server and the model forwa
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shlex
 import socketserver
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from impasse.agents.install import MOUNT_POINT, ensure_agent
+from impasse.agents.pins import pin_of
 from impasse.infra.sandbox import SandboxSpec, open_sandbox
 
 from .containers import labelled
@@ -68,6 +70,14 @@ def test_codex_keeps_its_helper_links_in_its_home_on_the_state_mount(api, base_i
         assert {"apply_patch", "codex-linux-sandbox"} <= set(links)
         assert box.exec(f"{codex.entry} --version").output.startswith("WARNING: proceeding, even though we "
                                                                      "could not create PATH aliases")
+
+
+def test_the_cached_files_are_the_locked_bytes(claude, codex):
+    for agent in (claude, codex):
+        pin = pin_of(agent.spec)
+        for pinned in pin.files:
+            with (agent.folder / pinned.path).open("rb") as cached:
+                assert hashlib.file_digest(cached, "sha256").hexdigest() == pinned.sha256, pinned.path
 
 
 def test_codex_finds_its_ripgrep_beside_it(api, base_image, codex):
