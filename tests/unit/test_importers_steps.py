@@ -118,3 +118,19 @@ def test_a_tool_timeout_is_recorded_as_one(tmp_path):
         entry("user", "go"), entry("assistant", [call("a", "npm test")]),
         entry("user", [{**result("a", "Command timed out after 2m 0.0s"), "is_error": True}])]))
     assert [(o.exit_code, o.timed_out) for o in claude.steps[0].observations] == [(1, True)]
+
+
+def test_a_call_the_human_rejected_never_ran(tmp_path):
+    codex = load_foreign(write_lines(tmp_path / "rollout-4.jsonl", [
+        {"type": "session_meta", "payload": {"id": "r"}},
+        item({"type": "function_call", "name": "shell", "call_id": "1", "arguments": '{"command": ["sudo", "x"]}'}),
+        item({"type": "function_call_output", "call_id": "1", "output": "exec command rejected by user"}),
+        item({"type": "function_call", "name": "shell", "call_id": "2", "arguments": '{"command": ["ls"]}'}),
+        item({"type": "function_call_output", "call_id": "2", "output": "a.py"})]))
+    assert [o.executed for s in codex.steps for o in s.observations] == [False, True]
+    claude = load_foreign(write_lines(tmp_path / "s.jsonl", [
+        entry("user", "go"), entry("assistant", [call("a", "rm -rf build")]),
+        entry("user", [{**result("a", "The user doesn't want to proceed with this tool use. The tool use was "
+                                      "rejected (eg. if it was a file edit, the new_string was NOT written to the "
+                                      "file)."), "is_error": True}])]))
+    assert [(o.executed, o.exit_code) for o in claude.steps[0].observations] == [(False, 1)]

@@ -19,6 +19,8 @@ SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code writes itsel
 EXIT_LINE = re.compile(r"^Exit code (-?\d+)\b")  # how a failed Bash result begins
 FAILED_STATUS_UNKNOWN = 1  # `is_error` without an `Exit code N` line: it failed, with no status recorded
 TIMEOUT_LINE = "Command timed out after "  # Bash killed the command at its own timeout (`timeout` input)
+# A human said no at the permission prompt (or interrupted the call): the tool never ran.
+REJECTED = ("The user doesn't want to proceed with this tool use", "[Request interrupted by user")
 
 
 def claude_action(name: str, arguments) -> Action:
@@ -57,13 +59,15 @@ def blocks_of(message: dict) -> list[dict]:
 def result_obs(block: dict, kind: str) -> Obs:
     """A tool_result: its text; `is_error` is a failure, its status the `Exit code N` a failed
     command's text begins with, else FAILED_STATUS_UNKNOWN; a result without it records no status.
-    `Command timed out after …` is the Bash tool's own timeout (timed_out)."""
+    `Command timed out after …` is the Bash tool's own timeout (timed_out); a call the human
+    rejected never ran (executed false)."""
     text = text_of(block.get("content"))
     code = None
     if block.get("is_error") is True:
         found = EXIT_LINE.match(text)
         code = int(found.group(1)) if found else FAILED_STATUS_UNKNOWN
-    return Obs(text, code, kind=kind, timed_out=text.startswith(TIMEOUT_LINE))
+    return Obs(text, code, kind=kind, timed_out=text.startswith(TIMEOUT_LINE),
+               executed=not text.startswith(REJECTED))
 
 
 def claude_steps(entries: list[dict]) -> list[NStep]:

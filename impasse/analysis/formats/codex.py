@@ -29,6 +29,7 @@ FAILED_HEADER = re.compile(r"^(?:Script failed$|execution error: )", re.M)
 HEADER_CHARS = 400  # a status is in the output's header (before `Output:`), never in what the command printed
 FAILED_STATUS_UNKNOWN = 1  # a failure the format records without its status
 TIMEOUT_LINE = "command timed out after "
+REJECTED = ("exec command rejected by user", "patch rejected by user")  # a human's no: the call never ran
 
 
 def items_of(records: list[dict]) -> list[dict]:
@@ -99,9 +100,11 @@ def observation_of(output, kind: str = COMMAND) -> Obs:
     if isinstance(payload, dict) and "output" in payload:
         code = (payload.get("metadata") or {}).get("exit_code")
         text = text_of(payload["output"])
-        return Obs(text, code if isinstance(code, int) else None, kind=kind, timed_out=timed_out(text))
-    text = text_of(payload.get("content") if isinstance(payload, dict) else payload)
-    return Obs(text, exit_status(text), kind=kind, timed_out=timed_out(text))
+        code = code if isinstance(code, int) else None
+    else:
+        text = text_of(payload.get("content") if isinstance(payload, dict) else payload)
+        code = exit_status(text)
+    return Obs(text, code, kind=kind, timed_out=timed_out(text), executed=text.strip() not in REJECTED)
 
 
 def timed_out(text: str) -> bool:
