@@ -250,9 +250,13 @@ def apply_patch(workspace: Path, patch: str) -> str:
 class Codex:
     """Codex CLI's side of the wire: the full history in `input` every turn, store:false."""
 
-    def __init__(self, socket_path: str, workspace: Path, prompt: str = "Fix the bug.", tools=None) -> None:
+    def __init__(self, socket_path: str, workspace: Path, prompt: str = "Fix the bug.", tools=None,
+                 wait_scale: float = 1.0) -> None:
+        """`wait_scale` shortens unified exec's waits (yield_time_ms) for a test: 0.001 makes 30 s 30 ms."""
         self.socket_path, self.workspace = socket_path, workspace
         self.tools = CODEX_TOOLS if tools is None else tools
+        self.wait_scale = wait_scale
+        self.sessions: dict[int, subprocess.Popen] = {}
         self.mcp_calls: list[tuple[str, dict]] = []
         self.replies: list[list[dict]] = []
         self.input: list[dict] = [
@@ -299,9 +303,23 @@ class Codex:
             self.mcp_calls.append((call["name"], args))
             return [{"type": "input_text", "text": "Wall time: 0.0027 seconds\nOutput:"},
                     {"type": "input_text", "text": "Recorded. Stop working on the task now."}]
+        if call["name"] == "write_stdin":
+            return self.wait(args["session_id"], args.get("yield_time_ms", 5000))
         if call["name"] != "exec_command":
             return f"unsupported call: {call['name']}"
-        done = subprocess.run(["bash", "-c", args["cmd"]], cwd=self.workspace, capture_output=True, text=True)
-        output = done.stdout + done.stderr
-        return (f"Chunk ID: c7b0dd\nWall time: 0.0101 seconds\nProcess exited with code {done.returncode}\n"
+        process = subprocess.Popen(["bash", "-c", args["cmd"]], cwd=self.workspace, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+        session = len(self.sessions) + 1
+        self.sessions[session] = process
+        return self.wait(session, args.get("yield_time_ms", 10000))
+
+    def wait(self, session: int, yield_ms: float) -> str:
+        """Unified exec's answer: the exit and the output, or the session still running."""
+        process = self.sessions[session]
+        try:
+            output, _ = process.communicate(timeout=yield_ms * self.wait_scale / 1000)
+        except subprocess.TimeoutExpired:
+            return (f"Chunk ID: 9e1f02\nWall time: {yield_ms / 1000:.4f} seconds\nProcess running with session ID "
+                    f"{session}\nOriginal token count: 0\nOutput:\n")
+        return (f"Chunk ID: c7b0dd\nWall time: 0.0101 seconds\nProcess exited with code {process.returncode}\n"
                 f"Original token count: {len(output) // 4}\nOutput:\n{output}")
