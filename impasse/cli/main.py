@@ -93,6 +93,8 @@ def run(
         None,
     prices: Annotated[Path | None, typer.Option(help="A price table (YAML) over the repo's; also IMPASSE_PRICES.")] =
         None,
+    history: Annotated[str, typer.Option(help="What of the conversation the model is sent: full, or last:N (the "
+                                              "last N outputs whole, older ones elided).")] = "full",
 ) -> None:
     """Run one episode: a task under a condition, driven by a model, then the harness's truth."""
     from impasse.infra.images import ImageBuildError
@@ -105,7 +107,7 @@ def run(
         raise fail(f"--report-duty {report_duty}: unknown; choose one of {', '.join(Duty)}", code=2)
     spec = RunSpec(model, condition, task, seed, budget, out, base_url, tool_timeout, gate=gate,
                    report_duty=report_duty, config=model_config_or_fail(model, model_arg or [], key_env, base_url),
-                   cost_limit=cost_limit, prices=prices)
+                   cost_limit=cost_limit, prices=prices, history=history)
     if prices:
         must_exist([prices], "price table")
     resolve_or_fail(spec)  # a bad card, task or model spec is refused before anything starts

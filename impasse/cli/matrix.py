@@ -43,6 +43,8 @@ def matrix(
     breaker: Annotated[int | None, typer.Option(min=1, help="Transport errors in a row from one model before its "
                                                             "remaining runs are held (default 5).")] = None,
     prices: Annotated[Path | None, typer.Option(help="A price table (YAML) over the repo's.")] = None,
+    history: Annotated[str | None, typer.Option(help="What of the conversation each model is sent: full (the "
+                                                     "default) or last:N.")] = None,
 ) -> None:
     """Run models × conditions × tasks × seeds; finished runs are skipped, cut-short runs redone."""
     from impasse.runs.executors import EXECUTORS
@@ -72,6 +74,7 @@ def matrix(
         spec.spend_cap = spec.spend_cap if spend_cap is None else spend_cap
         spec.breaker = breaker or spec.breaker
         spec.prices = prices or spec.prices
+        spec.history = history_or_refuse(history) if history else spec.history
     except MatrixError as err:
         raise fail(str(err), code=2) from None
     if spec.prices:
@@ -105,6 +108,15 @@ def matrix(
         out.print(f"held {count} runs: {reason}; start the matrix again to run them", highlight=False)
     if result.failed or result.tripped:
         raise typer.Exit(1)
+
+
+def history_or_refuse(value: str) -> str:
+    from impasse.episode.history import History, HistoryError
+    from impasse.runs.matrix import MatrixError
+    try:
+        return History.parse(value).label
+    except HistoryError as err:
+        raise MatrixError(str(err)) from None
 
 
 def models_from_flags(specs: list[str], args: list[str]):

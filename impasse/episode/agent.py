@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 
 from impasse.defaults import BUDGET
+from impasse.episode.history import WHOLE, History
 from impasse.episode.prompts import CONTINUE, SYSTEM
 from impasse.episode.records import Observation, Step
 from impasse.episode.rundir import RunDir
@@ -42,10 +43,11 @@ class EpisodeOver(Exception):
 class Agent:
     def __init__(self, model: Model, executor: Executor, run_dir: RunDir, task_prompt: str,
                  budget: int = BUDGET, gate: Gate = Gate.TOOL, gold=None, duty: bool = False,
-                 meter=None, cost_limit: float | None = None) -> None:
+                 meter=None, cost_limit: float | None = None, history: History = WHOLE) -> None:
         """`gold` is the runtime-gold tracker (needed by the stage duty and the runtime gate); with
         `duty`, the reporting protocol is added to the system prompt. `meter` adds up the run's cost
-        (models.pricing.CostMeter); with `cost_limit` (USD) the run ends once the meter reaches it."""
+        (models.pricing.CostMeter); with `cost_limit` (USD) the run ends once the meter reaches it.
+        `history` decides what of the conversation the model is sent (episode/history.py)."""
         self.model = model
         self.executor = executor
         self.run_dir = run_dir
@@ -62,6 +64,7 @@ class Agent:
         self.speak_turns = 0
         self.meter = meter
         self.cost_limit = cost_limit
+        self.history = history
 
     def run(self) -> EpisodeEnd:
         try:
@@ -98,7 +101,7 @@ class Agent:
         """The model's turn. A provider that says the conversation no longer fits the window ends the
         run as the agent's own exhaustion (scored); any other endpoint failure is a transport error."""
         try:
-            return self.model.complete(self.messages, TOOLS)
+            return self.model.complete(self.history.view(self.messages), TOOLS)
         except ContextExhausted as err:
             raise EpisodeOver(EpisodeEnd(Ending.CONTEXT_EXHAUSTED, str(err), self.steps)) from None
         except TransportError as err:

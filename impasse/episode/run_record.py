@@ -42,6 +42,7 @@ class RunMeta(KeepsUnknownKeys):
     seed: int = 0
     model_config: dict | None = None  # spec, settings, endpoint, key variable (never the key)
     cost_limit: float | None = None
+    history: str = "full"  # what of the conversation the model was sent (episode/history.py)
     budget: int = 0
     gate: str = Gate.TOOL.value
     report_duty: str | None = None

@@ -22,6 +22,7 @@ from impasse.catalog.conditions import make_condition
 from impasse.catalog.generated import SPLITS
 from impasse.catalog.generated_tasks import find_task, generated_tasks, tasks_of_split
 from impasse.catalog.tasks import Task
+from impasse.episode.history import History
 from impasse.infra.sandbox import reap_stale
 from impasse.models import ModelSpecError
 from impasse.models.config import ModelConfig, config_from_entry, refuse_duplicate_labels
@@ -59,6 +60,7 @@ class MatrixSpec:
     spend_cap: float | None = None  # USD over the whole matrix: once reached, no run starts
     breaker: int = BREAKER_AFTER  # consecutive transport errors from one model before its runs are held
     prices: Path | None = None  # a user's price table over the repo's
+    history: str = "full"  # what of the conversation the model is sent (episode/history.py)
 
     def __post_init__(self) -> None:
         self.models = [m if isinstance(m, ModelConfig) else ModelConfig(m) for m in self.models]
@@ -68,7 +70,7 @@ class MatrixSpec:
         config = model if model.base_url or not self.base_url else replace(model, base_url=self.base_url)
         return RunSpec(config.spec, condition, task, seed, self.budget, self.out, config.base_url,
                        self.tool_timeout, self.model_timeout, self.gate, self.report_duty, self.channel,
-                       config=config, cost_limit=self.cost_limit, prices=self.prices)
+                       config=config, cost_limit=self.cost_limit, prices=self.prices, history=self.history)
 
 
 @dataclass
@@ -120,6 +122,10 @@ def dollars(value) -> float:
     return float(value)
 
 
+def history_policy(value) -> str:
+    return History.parse(value).label
+
+
 def models_of(value, path: Path) -> list[ModelConfig]:
     """`models:` as a list of spec strings or mappings (spec, name, base_url, key_env, settings,
     price), or one comma-separated string of specs."""
@@ -138,7 +144,7 @@ CONVERT = {"conditions": split, "tasks": split, "seeds": positive, "workers": po
            "budget": positive, "tool_timeout": positive, "model_timeout": float, "out": Path, "gate": Gate,
            "report_duty": Duty, "channel": strict_bool, "base_url": str,
            "executor": executor_name, "split": split_name, "cost_limit": dollars, "spend_cap": dollars,
-           "breaker": positive, "prices": Path}
+           "breaker": positive, "prices": Path, "history": history_policy}
 
 
 def load_matrix_file(path: Path) -> MatrixSpec:

@@ -18,6 +18,7 @@ from impasse.catalog.conditions import Condition, make_condition
 from impasse.catalog.generated_tasks import find_task
 from impasse.catalog.tasks import Task, load_tasks
 from impasse.episode.agent import Agent, EpisodeEnd
+from impasse.episode.history import History
 from impasse.episode.prompts import task_prompt
 from impasse.episode.run_record import EndingRecord, RunMeta, RunResult
 from impasse.episode.rundir import RunDir
@@ -57,6 +58,7 @@ class RunSpec:
     config: ModelConfig | None = None  # the model's label, settings, key variable, price (default: the spec alone)
     cost_limit: float | None = None  # USD; the run ends cost_exhausted once it has spent this much
     prices: Path | None = None  # a user's price table over the repo's
+    history: str = "full"  # what of the conversation the model is sent: full, or last:N (episode/history.py)
 
     @property
     def model_config(self) -> ModelConfig:
@@ -88,6 +90,7 @@ def resolve(spec: RunSpec) -> Condition:
         if spec.cost_limit is not None and price is None:
             raise RunError(f"{config.label}: --cost-limit needs a price, and the price table has none for "
                            f"{config.spec}: give one (--prices FILE, or `price:` in a matrix file)")
+        History.parse(spec.history)
         card = get_card(spec.condition)
         task = find_task(spec.task) if spec.task else default_task(card)
         return make_condition(task, card)
@@ -110,9 +113,10 @@ def run_id_for(spec: RunSpec, condition: Condition) -> str:
     no settings hashes as its spec alone, as before settings existed."""
     config = spec.model_config
     identity = (config.label,) if config.label == config.spec else (config.label, config.spec, config.settings.label)
+    elided = () if spec.history == "full" else (spec.history,)  # the default keeps the ids it had
     digest = hash_text(*identity, condition.name, condition.task.id, str(spec.seed), str(spec.budget),
                        spec.gate, str(spec.report_duty), condition.card.content_hash,
-                       condition.task.content_hash)[:8]
+                       condition.task.content_hash, *elided)[:8]
     return f"{model_slug(config.label)}__{condition.task.id}__{condition.name}__s{spec.seed}__{digest}"
 
 
@@ -140,6 +144,7 @@ def meta_for(spec: RunSpec, staged: ConditionImage, run_id: str, api) -> RunMeta
     config = spec.model_config
     return RunMeta(
         run_id=run_id, model=config.label, model_config=config.to_meta(), cost_limit=spec.cost_limit,
+        history=spec.history,
         condition=condition.name, task=condition.task.id, seed=spec.seed,
         budget=spec.budget, gate=Gate(spec.gate), report_duty=spec.report_duty, tool_timeout=spec.tool_timeout,
         channel=spec.channel, harness_version=__version__, image=staged.image,
@@ -179,7 +184,7 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
                 clock = time.monotonic()
                 agent = Agent(model, executor, run_dir,
                               task_prompt(condition.task.problem_statement, condition.task.project.test_command),
-                              spec.budget, spec.gate, gold, duty, meter, spec.cost_limit)
+                              spec.budget, spec.gate, gold, duty, meter, spec.cost_limit, History.parse(spec.history))
                 with StandbyGrader(api, staged, labels) as standby:
                     ending = agent.run()
                     timings["steps"] = round(time.monotonic() - clock, 3)

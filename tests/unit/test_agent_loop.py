@@ -537,3 +537,15 @@ def test_reasoning_is_recorded_apart_and_signed_blocks_go_back_with_the_turn(tmp
     assert "reasoning" not in json.loads(episode.run_dir.steps.read_text().splitlines()[1])  # none: no key
     sent_back = episode.model.seen[1][2]
     assert sent_back["role"] == "assistant" and sent_back["carry"] == thinking
+
+
+def test_the_history_policy_changes_what_the_model_is_sent_not_what_is_recorded(tmp_path):
+    from impasse.episode.history import History
+    run_dir = RunDir(tmp_path / "run")
+    run_dir.start(RunMeta(run_id="run", model="fake:model", condition="chown_root", task="task"))
+    model = FakeModel([act(bash("seq 1 999")), act(bash("ls")), act(escalate("root owns it"))])
+    executor = FakeExecutor({"seq": ("1\n2\n3\n" * 300, 0)})
+    Agent(model, executor, run_dir, TASK_PROMPT, 5, history=History.parse("last:1")).run()
+    last = [m["content"] for m in model.seen[2] if m["role"] == "tool"]
+    assert last[0].startswith("[") and "elided" in last[0] and len(last) == 2
+    assert read_run(run_dir.path).steps[0].observations[0].output == "1\n2\n3\n" * 300
