@@ -6,9 +6,10 @@ What the model "chooses" comes from a script of turns (`text`, `tool_call`, `thi
 and scripted faults (`rate_limited`, `overloaded`, `server_error`, `hang`), taken in order. Before a
 request reaches the script it meets the rules a real provider enforces (`Rules`): the key, the known
 models, reasoning models refusing `temperature`, the output cap, tools a server does not take, the
-context window, Anthropic's thinking budget and its signed thinking blocks that must come back
-unchanged. A refused request takes nothing from the script: the model never saw it. Usage comes in
-each API's own keys, prompt caching honestly simulated (a prefix seen before is read, else written).
+context window, the conversation's own rules (every tool call answered, tests/fakes/conversation.py),
+Anthropic's thinking budget and its signed thinking blocks that must come back unchanged. A refused
+request takes nothing from the script: the model never saw it. Usage comes in each API's own keys,
+prompt caching honestly simulated (a prefix seen before is read, else written).
 Every request is recorded (`requests`) for assertions.
 
     with FakeProvider([tool_call("bash", {"command": "ls"}), text("done")]) as api:
@@ -26,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from tests.fakes import replies, wire
+from tests.fakes import conversation, replies, wire
 from tests.fakes.caching import PrefixCache, anthropic_blocks, chat_blocks, response_blocks
 from tests.fakes.replies import tokens
 
@@ -187,6 +188,9 @@ class FakeProvider:
             return wire.openai_max_tokens(asked, rules.max_output, param)
         if body.get("tools") and not rules.tools:
             return wire.tools_refused(rules.flavour, body["model"])
+        refused = conversation.chat_refused(body) if api == "chat" else None
+        if refused:
+            return refused
         prompt = tokens_of(chat_blocks(body) if api == "chat" else response_blocks(body))
         if api == "responses":
             return wire.responses_overflow() if prompt + asked > rules.context_window else None
@@ -205,32 +209,14 @@ class FakeProvider:
                 return wire.anthropic_budget_too_small()
             if budget >= max_tokens:
                 return wire.anthropic_budget_not_below_max_tokens()
-            refused = self.thinking_refused(body.get("messages", []))
+            refused = conversation.thinking_refused(body, self.secret)
             if refused:
                 return refused
+        refused = conversation.anthropic_refused(body)
+        if refused:
+            return refused
         prompt = tokens_of(anthropic_blocks(body))
         return wire.anthropic_overflow(rules.context_window, prompt, max_tokens)
-
-    def thinking_refused(self, messages: list[dict]) -> tuple[int, dict] | None:
-        """Anthropic's round-trip rules: every thinking block comes back byte for byte (its signature
-        must still match), and while a tool loop is under way the last assistant turn starts with one."""
-        for index, message in enumerate(messages):
-            if message["role"] != "assistant" or isinstance(message["content"], str):
-                continue
-            for number, block in enumerate(message["content"]):
-                if block.get("type") == "thinking" and \
-                        block.get("signature") != replies.sign(self.secret, block.get("thinking", "")):
-                    return wire.anthropic_bad_signature(index, number)
-        last = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=None)
-        if last is None or last + 1 >= len(messages):
-            return None
-        following = messages[last + 1]["content"]
-        in_tool_loop = isinstance(following, list) and any(b.get("type") == "tool_result" for b in following)
-        content = messages[last]["content"]
-        first = "text" if isinstance(content, str) else (content[0].get("type") if content else "nothing")
-        if in_tool_loop and first not in ("thinking", "redacted_thinking"):
-            return wire.anthropic_thinking_missing(last, first)
-        return None
 
     # ---- answers
 

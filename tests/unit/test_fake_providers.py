@@ -463,3 +463,63 @@ def test_concurrent_requests_each_take_one_turn_of_the_script():
             said = list(pool.map(lambda _: client.chat.completions.create(
                 model="gpt-4o", messages=HELLO).choices[0].message.content, range(16)))
     assert sorted(said) == sorted(f"turn {i}" for i in range(16)) and len(api.requests) == 16
+
+
+# ---- the conversation's own rules
+
+def test_openai_refuses_an_unanswered_call_an_orphan_result_and_an_empty_tools_list():
+    call = {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+    unanswered = [*HELLO, {"role": "assistant", "content": None, "tool_calls": [call]},
+                  {"role": "user", "content": "and?"}]
+    orphan = [*HELLO, {"role": "tool", "tool_call_id": "call_9", "content": "x"}]
+    with FakeProvider([text("ok")]) as api:
+        client = openai_client(api)
+        _, missing = refusal(lambda: client.chat.completions.create(model="gpt-4o", messages=unanswered),
+                             describe_openai)
+        _, stray = refusal(lambda: client.chat.completions.create(model="gpt-4o", messages=orphan), describe_openai)
+        _, empty = refusal(lambda: client.chat.completions.create(model="gpt-4o", messages=HELLO, tools=[]),
+                           describe_openai)
+        answered = [*unanswered[:2], {"role": "tool", "tool_call_id": "call_1", "content": "a.py"}]
+        assert client.chat.completions.create(model="gpt-4o", messages=answered).choices[0].message.content == "ok"
+    assert missing.kind is K.BAD_REQUEST and missing.message.endswith("did not have response messages: call_1")
+    assert stray.kind is K.BAD_REQUEST and "must be a response to a preceeding message" in stray.message
+    assert empty.kind is K.BAD_REQUEST and empty.message.startswith("Invalid 'tools': empty array.")
+
+
+def test_anthropic_refuses_a_tool_use_left_unanswered_and_a_result_for_no_call():
+    use = {"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.py"}
+    with FakeProvider() as api:
+        client = anthropic_client(api)
+        _, unanswered = refusal(lambda: create(client, messages=[*HELLO, {"role": "assistant", "content": [use]},
+                                                                 {"role": "user", "content": "and?"}]),
+                                describe_anthropic)
+        _, stray = refusal(lambda: create(client, messages=[{"role": "user", "content": [result]}]),
+                           describe_anthropic)
+    assert unanswered.kind is K.BAD_REQUEST and unanswered.message.startswith(
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1.")
+    assert stray.kind is K.BAD_REQUEST and stray.message.startswith(
+        "messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_1.")
+
+
+def test_anthropic_takes_four_cache_breakpoints_and_refuses_a_fifth():
+    mark = {"cache_control": {"type": "ephemeral"}}
+    system = [{"type": "text", "text": f"part {i}", **mark} for i in range(4)]
+    with FakeProvider([text("ok")]) as api:
+        client = anthropic_client(api)
+        assert create(client, system=system).content[0].text == "ok"
+        _, fifth = refusal(lambda: create(client, system=system, messages=[
+            {"role": "user", "content": [{"type": "text", "text": "hi", **mark}]}]), describe_anthropic)
+    assert (fifth.kind, fifth.message) == (K.BAD_REQUEST, "A maximum of 4 blocks with cache_control may be provided. "
+                                                          "Found 5.")
+
+
+def test_thinking_leaves_temperature_at_one():
+    # anthropic 2.x's `messages.create` has no `temperature` argument: it goes in the body as given
+    with FakeProvider([text("ok")]) as api:
+        client = anthropic_client(api)
+        _, refused = refusal(lambda: create(client, thinking=THINK, extra_body={"temperature": 0}),
+                             describe_anthropic)
+        assert create(client, thinking=THINK, extra_body={"temperature": 1}).content[1].text == "ok"
+    assert refused.kind is K.REFUSED_PARAMETER
+    assert refused.message.startswith("`temperature` may only be set to 1 when thinking is enabled.")

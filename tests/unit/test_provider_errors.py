@@ -224,6 +224,28 @@ REFUSALS = [
                                 "of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks "
                                 "from previous turns. To avoid this requirement, disable `thinking`."),
                  K.BAD_REQUEST, id="anthropic-missing-thinking"),
+    # github.com/MartialBE/one-hub/issues/529: a setting refused, so refused at preflight
+    pytest.param(400, anthropic("invalid_request_error", "`temperature` may only be set to 1 when thinking is "
+                                "enabled. Please consult our documentation at https://docs.anthropic.com/en/docs/"
+                                "build-with-claude/extended-thinking#important-considerations-when-using-extended-"
+                                "thinking"), K.REFUSED_PARAMETER, id="anthropic-thinking-temperature"),
+    # A conversation we built wrong: github.com/anthropics/claude-code/issues/13460, /5060,
+    # github.com/tghamm/Anthropic.SDK/issues/50, github.com/aliasrobotics/cai/issues/111
+    pytest.param(400, anthropic("invalid_request_error", "messages.48.content.1: unexpected `tool_use_id` found in "
+                                "`tool_result` blocks: toolu_019ETtGZEhTBXgWPVsdVnXMh. Each `tool_result` block must "
+                                "have a corresponding `tool_use` block in the previous message."), K.BAD_REQUEST,
+                 id="anthropic-stray-result"),
+    pytest.param(400, anthropic("invalid_request_error", "messages.6: `tool_use` ids were found without `tool_result` "
+                                "blocks immediately after: toolu_01AbmHJypDhKqBF7NKdRPJ6d. Each `tool_use` block must "
+                                "have a corresponding `tool_result` block in the next message."), K.BAD_REQUEST,
+                 id="anthropic-unanswered-use"),
+    pytest.param(400, anthropic("invalid_request_error", "A maximum of 4 blocks with cache_control may be provided. "
+                                "Found 5."), K.BAD_REQUEST, id="anthropic-breakpoints"),
+    pytest.param(400, openai("An assistant message with 'tool_calls' must be followed by tool messages responding to "
+                             "each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+                             "call_jJATmoUduQWxi4tRwcQjsodM", param="messages"), K.BAD_REQUEST, id="openai-unanswered"),
+    pytest.param(400, openai("Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty "
+                             "array instead.", param="tools", code="empty_array"), K.BAD_REQUEST, id="openai-no-tools"),
     # A 400 that is about the body, not the window: none of these is a context overflow
     pytest.param(400, openai("Invalid 'messages[1].content': string too long. Expected a string with maximum "
                              "length 10485760, but got a string with length 10485761 instead.",
