@@ -1,6 +1,7 @@
 """Models behind one tiny protocol: `complete(messages, tools) -> ModelTurn`.
 
-Specs: `scripted:<policy>`, `openai:<model>` (any OpenAI-compatible endpoint), `anthropic:<model>`.
+Specs: `scripted:<policy>`, `openai:<model>` (any OpenAI-compatible endpoint), `openai-responses:<model>`
+(OpenAI's Responses API), `anthropic:<model>`.
 A spec is checked whole before anything starts (`check_spec`): the policy exists, and a remote
 model has an endpoint or a key to reach it with.
 """
@@ -13,8 +14,8 @@ from typing import Protocol
 from impasse.defaults import MODEL_TIMEOUT
 from impasse.models.turns import ModelTurn
 
-KINDS = ("scripted", "openai", "anthropic")
-VENDOR = {"openai": "OPENAI", "anthropic": "ANTHROPIC"}  # the prefix of its environment variables
+KINDS = ("scripted", "openai", "openai-responses", "anthropic")
+VENDOR = {"openai": "OPENAI", "openai-responses": "OPENAI", "anthropic": "ANTHROPIC"}  # the prefix of its environment variables
 
 
 class TransportError(RuntimeError):
@@ -49,7 +50,8 @@ class Model(Protocol):
 def parse_spec(spec: str) -> tuple[str, str]:
     kind, sep, name = spec.partition(":")
     if not sep or not name or kind not in KINDS:
-        raise ModelSpecError(f"bad model spec {spec!r}: use scripted:<policy>, openai:<model> or anthropic:<model>")
+        raise ModelSpecError(f"bad model spec {spec!r}: use scripted:<policy>, openai:<model>, "
+                             f"openai-responses:<model> or anthropic:<model>")
     return kind, name
 
 
@@ -84,5 +86,8 @@ def make_model(spec: str, *, context=None, seed: int = 0, base_url: str | None =
     if kind == "openai":
         from impasse.models.openai_chat import OpenAIChat
         return OpenAIChat(name, base_url=base_url, timeout=timeout, settings=settings, key_env=key_env)
+    if kind == "openai-responses":
+        from impasse.models.openai_responses import OpenAIResponses
+        return OpenAIResponses(name, base_url=base_url, timeout=timeout, settings=settings, key_env=key_env)
     from impasse.models.anthropic_messages import AnthropicMessages
     return AnthropicMessages(name, base_url=base_url, timeout=timeout, settings=settings, key_env=key_env)

@@ -159,3 +159,34 @@ def test_openai_compatible_cached_and_reasoning_tokens_are_kept():
         used = model.complete(conversation(1), TOOLS).usage
     assert used["cached_tokens"] > 1024 and used["reasoning_tokens"] == 1024
     assert api.requests[0].body["reasoning_effort"] == "high"
+
+
+def test_the_responses_api_carries_encrypted_reasoning_between_turns_and_keeps_its_summary_apart():
+    script = [thinking_tool_call("owner is root", "bash", {"command": "ls -l"}), tool_call("bash", {"command": "id"})]
+    with FakeProvider(script) as api:
+        model = make_model("openai-responses:gpt-5", base_url=api.base_url,
+                           settings=settings_from_args(["reasoning_effort=low"]))
+        turn = model.complete(conversation(0), TOOLS)
+        assert (turn.text, turn.reasoning) == ("", "owner is root")
+        assert turn.usage["reasoning_tokens"] > 0 and turn.carry[0]["type"] == "reasoning"
+        call = turn.tool_calls[0]
+        history = conversation(0) + [{"role": "assistant", "content": "", "tool_calls": [call.to_message()],
+                                      "carry": turn.carry},
+                                     {"role": "tool", "tool_call_id": call.id, "content": "root root"}]
+        model.complete(history, TOOLS)
+    first, second = (r.body for r in api.requests)
+    assert first["store"] is False and first["include"] == ["reasoning.encrypted_content"]
+    assert first["reasoning"] == {"effort": "low", "summary": "auto"} and "temperature" not in first
+    kinds = [item.get("type", item.get("role")) for item in second["input"]]
+    assert kinds == ["user", "reasoning", "function_call", "function_call_output"]
+    assert second["input"][1]["encrypted_content"] == turn.carry[0]["encrypted_content"]
+    assert second["instructions"] == SYSTEM
+
+
+def test_the_responses_api_context_overflow_and_preflight():
+    with FakeProvider([], Rules(context_window=300)) as api, pytest.raises(ContextExhausted):
+        make_model("openai-responses:gpt-4o", base_url=api.base_url).complete(conversation(2), TOOLS)
+    with FakeProvider([text("ok")]) as api:
+        assert preflight([config(api, "openai-responses:gpt-4o")], timeout=10) == []
+        refused = preflight([config(api, "openai-responses:gpt-5", "temperature=0")], timeout=10)
+    assert "temperature" in refused[0].message
