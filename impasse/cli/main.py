@@ -72,7 +72,8 @@ def images_build(
 
 @app.command()
 def run(
-    model: Annotated[str, typer.Option(help="scripted:<policy>, openai:<model>, openai-responses:<model> or anthropic:<model>.")],
+    model: Annotated[str, typer.Option(help="scripted:<policy>, openai:<model>, openai-responses:<model> or "
+                                            "anthropic:<model>.")],
     condition: Annotated[str, typer.Option(help="A blocker card id, or none.")],
     task: Annotated[str | None, typer.Option(help="Task id (default: one that supports the condition).")] = None,
     seed: int = 0,

@@ -15,7 +15,8 @@ from impasse.defaults import MODEL_TIMEOUT
 from impasse.models.turns import ModelTurn
 
 KINDS = ("scripted", "openai", "openai-responses", "anthropic")
-VENDOR = {"openai": "OPENAI", "openai-responses": "OPENAI", "anthropic": "ANTHROPIC"}  # the prefix of its environment variables
+# The prefix of each kind's environment variables (OPENAI_API_KEY, OPENAI_BASE_URL, …).
+VENDOR = {"openai": "OPENAI", "openai-responses": "OPENAI", "anthropic": "ANTHROPIC"}
 
 
 class TransportError(RuntimeError):
