@@ -239,8 +239,12 @@ def sync_scripts(folder: Path) -> None:
         data = source.read_bytes()
         if dest.is_file() and dest.read_bytes() == data:
             continue
-        handle, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, dest)
+        try:
+            handle, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, dest)
+        except OSError as err:
+            raise AgentInstallError(f"{folder}: cannot put harness/{name} in the agent's folder ({err}); "
+                                    "make the cache writable or point IMPASSE_AGENT_CACHE elsewhere") from None

@@ -205,6 +205,19 @@ def test_the_scripts_in_a_cached_folder_follow_harness(package, good_lock, tmp_p
     assert (folder / "impasse_mcp.py").read_bytes() == (HARNESS / "impasse_mcp.py").read_bytes()
 
 
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only folder anyway")
+def test_a_cache_it_cannot_write_says_so(package, good_lock, tmp_path):
+    cache = tmp_path / "cache"
+    folder = ensure_agent(fake_spec(package), cache=cache, lock=good_lock).folder
+    (folder / "impasse_mcp.py").unlink()
+    folder.chmod(0o555)
+    try:
+        with pytest.raises(AgentInstallError, match="cannot put harness/impasse_mcp.py in the agent's folder"):
+            ensure_agent(fake_spec(package), cache=cache, lock=good_lock)
+    finally:
+        folder.chmod(0o755)
+
+
 def test_the_cache_follows_impasse_agent_cache_then_xdg(monkeypatch, tmp_path):
     monkeypatch.delenv("IMPASSE_AGENT_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
