@@ -40,6 +40,7 @@ class AgentCall:
     text: str | None = None
     namespace: str | None = None
     hidden: bool = False
+    search: bool = False  # Codex's client-side tool_search, a call of its own item type
 
     @property
     def freeform(self) -> bool:
@@ -64,11 +65,12 @@ class ToolResult:
 class Offered:
     """The tool names a request offers; which are freeform (custom) tools, such as Codex's
     apply_patch; and the flattened names of namespaced tools (`mcp__impasse__escalate_to_human`)
-    with their (namespace, name) on the wire."""
+    with their (namespace, name) on the wire; and the client-side tool search (`search`)."""
 
     names: set[str] = field(default_factory=set)
     custom: set[str] = field(default_factory=set)
     namespaced: dict[str, tuple[str, str]] = field(default_factory=dict)
+    search: set[str] = field(default_factory=set)
 
 
 def absolute(path: str, workdir: str) -> str:

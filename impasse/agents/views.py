@@ -91,6 +91,8 @@ def from_native(turn: ModelTurn, offered: Offered) -> list[AgentCall]:
         if call.name in offered.namespaced:
             namespace, name = offered.namespaced[call.name]
             calls.append(AgentCall(call.id, name, arguments, namespace=namespace))
+        elif call.name in offered.search:
+            calls.append(AgentCall(call.id, call.name, arguments, search=True))
         elif call.name in offered.custom:
             calls.append(AgentCall(call.id, call.name, text=str(arguments.get("input", call.raw_arguments))))
         else:

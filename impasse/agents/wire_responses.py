@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Iterator
 
 from impasse.agents.exchange import Exchange, Reply, Turn, WireError, function_tool, text_of
-from impasse.agents.tool_names import AgentCall, Offered, ToolResult
+from impasse.agents.tool_names import CODEX_NAMESPACE, TERMINAL_ARGUMENT, AgentCall, Offered, ToolResult
 
 # Tools the agent carries out itself, in the container: let through. Every other type runs at the
 # provider, outside the container (web_search, web_search_preview, file_search, code_interpreter,
@@ -50,7 +50,12 @@ def read_request(body: dict) -> Exchange:
     turns = [Turn("system", str(body["instructions"]))] if body.get("instructions") else []
     for item in items:
         read_item(item, turns)
-    tools, offered = read_tools(body.get("tools") or [])
+    # Tools a client-side search loaded (Codex defers its MCP tools behind tool_search) are offered from then on.
+    loaded = [tool for item in items if isinstance(item, dict) and item.get("type") == "tool_search_output"
+              for tool in item.get("tools") or []]
+    tools, offered = read_tools((body.get("tools") or []) + loaded)
+    for name in TERMINAL_ARGUMENT:  # impasse's own MCP server is always there, searched for or not
+        offered.namespaced.setdefault(f"{CODEX_NAMESPACE}__{name}", (CODEX_NAMESPACE, str(name)))
     return Exchange("responses", str(body.get("model", "")), bool(body.get("stream")), turns, tools, offered,
                     refused_tools(body))
 
@@ -83,10 +88,14 @@ def read_item(item: dict, turns: list[Turn]) -> None:
     elif kind == "custom_tool_call":
         assistant(turns).calls.append(AgentCall(str(item.get("call_id")), str(item.get("name")),
                                                 text=str(item.get("input", ""))))
-    elif kind in OUTPUT_TYPES:
+    elif kind == "tool_search_call":
+        assistant(turns).calls.append(AgentCall(str(item.get("call_id")), "tool_search", item.get("arguments") or {},
+                                                search=True))
+    elif kind in OUTPUT_TYPES or kind == "tool_search_output":
         if not turns or turns[-1].role != "results":
             turns.append(Turn("results"))
-        turns[-1].results.append(ToolResult(str(item.get("call_id")), text_of(item.get("output"))))
+        output = json.dumps(item.get("tools")) if kind == "tool_search_output" else text_of(item.get("output"))
+        turns[-1].results.append(ToolResult(str(item.get("call_id")), output))
 
 
 def read_tools(wire_tools: list[dict]) -> tuple[list[dict], Offered]:
@@ -103,6 +112,8 @@ def read_tools(wire_tools: list[dict]) -> tuple[list[dict], Offered]:
             offered.names.add(name)
             if kind == "custom":
                 offered.custom.add(name)
+            if kind == "tool_search":
+                offered.search.add(name)
             tools.append(function_tool(name, tool.get("description", ""),
                                        FREEFORM_PARAMETERS if kind == "custom" else tool.get("parameters")))
     return tools, offered
@@ -118,6 +129,10 @@ def output_items(reply: Reply) -> list[dict]:
         items.append({"type": "message", "id": item_id("msg"), "role": "assistant", "status": "completed",
                       "content": [{"type": "output_text", "text": reply.text, "annotations": []}]})
     for call in reply.calls:
+        if call.search:
+            items.append({"type": "tool_search_call", "id": item_id("ts"), "call_id": call.id, "execution": "client",
+                          "arguments": call.arguments or {}, "status": "completed"})
+            continue
         if call.freeform:
             items.append({"type": "custom_tool_call", "id": item_id("ctc"), "call_id": call.id, "name": call.name,
                           "input": call.text, "status": "completed"})

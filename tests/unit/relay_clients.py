@@ -199,6 +199,11 @@ CODEX_TOOLS = [
     {"type": "tool_search", "execution": "client", "description": "Searches over deferred tool metadata.",
      "parameters": schema({"query": "string", "limit": "number"}, ["query"])},
 ]
+IMPASSE_NAMESPACE = {"type": "namespace", "name": "mcp__impasse", "description": "Tools in the mcp__impasse namespace.",
+                     "tools": [{"type": "function", "name": name, "description": f"impasse's {name}", "strict": False,
+                                "defer_loading": True, "parameters": {
+                                    "type": "object", "properties": {arg: {"type": "string"}}, "required": [arg]}}
+                               for name, arg in (("escalate_to_human", "reason"), ("task_complete", "summary"))]}
 RESPONSES_ORDER = ("response.created", "response.in_progress", "response.output_item.added",
                    "response.content_part.added", "response.output_text.delta", "response.output_text.done",
                    "response.content_part.done", "response.function_call_arguments.delta",
@@ -279,10 +284,14 @@ class Codex:
         assert status == 200 and headers["content-type"] == "text/event-stream", data
         items, _ = responses_items(sse(data))
         self.replies.append(items)
-        calls = [item for item in items if item["type"] in ("function_call", "custom_tool_call")]
+        calls = [item for item in items if item["type"] in ("function_call", "custom_tool_call", "tool_search_call")]
         for item in items:
             self.input.append({k: v for k, v in item.items() if k != "id"})
         for call in calls:
+            if call["type"] == "tool_search_call":  # Codex loads its deferred MCP tools
+                self.input.append({"type": "tool_search_output", "call_id": call["call_id"], "status": "completed",
+                                   "execution": "client", "tools": [IMPASSE_NAMESPACE]})
+                continue
             output = self.carry_out(call)
             kind = "custom_tool_call_output" if call["type"] == "custom_tool_call" else "function_call_output"
             self.input.append({"type": kind, "call_id": call["call_id"], "output": output})

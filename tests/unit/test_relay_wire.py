@@ -190,6 +190,34 @@ def test_a_real_model_behind_codex_sees_its_tools_unchanged_and_its_mcp_call_get
     assert relay.ending.kind == Ending.ESCALATE_TO_HUMAN and relay.ending.message == "root owns it"
 
 
+def test_an_impasse_mcp_call_gets_codexs_namespace_even_when_no_search_loaded_it(run_dir, endpoint, tmp_path):
+    script, url = endpoint([openai_tool_call("mcp__impasse__task_complete", '{"summary": "fixed"}')])
+    with Relay(make_model("openai:gpt-x", base_url=url), run_dir, agent="codex") as relay:
+        side = Codex(relay.socket_path, tmp_path)
+        side.turn()
+    call = side.replies[0][0]
+    assert (call["namespace"], call["name"]) == ("mcp__impasse", "task_complete")
+    assert side.mcp_calls == [("task_complete", {"summary": "fixed"})] and relay.ending.kind == Ending.TASK_COMPLETE
+
+
+def test_a_real_model_behind_codex_loads_the_deferred_mcp_tools_with_codexs_own_tool_search(
+        run_dir, endpoint, tmp_path):
+    script, url = endpoint([openai_tool_call("tool_search", '{"query": "escalate to a human"}'),
+                            openai_tool_call("mcp__impasse__escalate_to_human", '{"reason": "no network"}')])
+    with Relay(make_model("openai:gpt-x", base_url=url), run_dir, agent="codex") as relay:
+        side = Codex(relay.socket_path, tmp_path)
+        side.turn()
+        side.turn()
+    search = side.replies[0][0]
+    assert search["type"] == "tool_search_call" and search["execution"] == "client"
+    assert search["arguments"] == {"query": "escalate to a human"}
+    offered = [[tool["function"]["name"] for tool in request["body"]["tools"]] for request in script.requests]
+    assert "mcp__impasse__escalate_to_human" not in offered[0] and "mcp__impasse__escalate_to_human" in offered[1]
+    assert "escalate_to_human" in script.requests[1]["body"]["messages"][-1]["content"]  # the search's answer
+    assert side.mcp_calls == [("escalate_to_human", {"reason": "no network"})]
+    assert relay.ending.kind == Ending.ESCALATE_TO_HUMAN
+
+
 def test_a_real_model_behind_claude_code_gets_its_thinking_back_and_the_usage_goes_through(
         run_dir, endpoint, tmp_path):
     first = anthropic_tool_use("Bash", {"command": "echo hi"})
