@@ -84,16 +84,19 @@ def is_foreign_file(path: Path) -> bool:
         head = handle.read(SNIFF_BYTES).decode("utf-8", errors="replace")
     if path.suffix == ".log":
         return bool(FIRST_HEADER.search(strip_console(head)))
-    records = []
-    for line in head.splitlines()[:50]:
-        try:
+    for line in head.splitlines():  # the first line that says which (a resumed session can open with
+        try:                         # hundreds of `summary` or snapshot lines)
             record = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if isinstance(record, dict):
-            records.append(record)
+        if isinstance(record, dict) and says_jsonl_format(record):
+            return True
+    return False
+
+
+def says_jsonl_format(record: dict) -> bool:
     try:
-        return bool(records) and bool(detect_jsonl(records))
+        return bool(detect_jsonl([record]))
     except ImportProblem:
         return False
 

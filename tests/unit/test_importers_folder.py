@@ -59,3 +59,12 @@ def test_the_tables_name_the_group_and_the_removed_blocker_column(tmp_path):
     assert "circumvented" not in result.output
     rows = json.loads(out.read_text())
     assert all("blocker_removed" in r and "circumvented" not in r for r in rows)
+
+
+def test_a_session_that_opens_with_many_bookkeeping_lines_is_found_in_a_folder(tmp_path):
+    path = session(tmp_path / "resumed.jsonl", '{"a": 1}')
+    summaries = "".join(json.dumps({"type": "summary", "summary": f"part {n}", "leafUuid": str(n)}) + "\n"
+                        for n in range(200))
+    path.write_text(summaries + path.read_text())
+    batch = annotate_paths([tmp_path], card="auto")
+    assert batch.skipped == [] and [a.row.task for a in batch.annotations] == ["resumed"]
