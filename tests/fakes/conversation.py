@@ -1,8 +1,8 @@
 """The rules a conversation must keep, as the real APIs check them: every tool call answered in the
 next turn and every answer to a call that was made, a tools list that is not empty, at most four
-cache breakpoints; and Anthropic's extended thinking (signed blocks back unchanged, the last turn of
-a tool loop starting with one, temperature left at 1). An adapter that breaks one meets the 400 it
-would meet in production."""
+cache breakpoints, the Responses API's encrypted reasoning handed back as it was; and Anthropic's
+extended thinking (signed blocks back unchanged, the last turn of a tool loop starting with one,
+temperature left at 1). An adapter that breaks one meets the 400 it would meet in production."""
 
 from __future__ import annotations
 
@@ -28,6 +28,23 @@ def chat_refused(body: dict) -> tuple[int, dict] | None:
             return 400, wire.openai_error("An assistant message with 'tool_calls' must be followed by tool messages "
                                           "responding to each 'tool_call_id'. The following tool_call_ids did not "
                                           f"have response messages: {', '.join(missing)}", param="messages")
+    return None
+
+
+def response_input_refused(body: dict, issued: set[str]) -> tuple[int, dict] | None:
+    """The Responses API's input: a function call's output answers a call made in it, and a
+    reasoning item's encrypted content is one this server handed out, unchanged."""
+    items = body.get("input")
+    items = items if isinstance(items, list) else []
+    calls = {item.get("call_id") for item in items if item.get("type") == "function_call"}
+    for item in items:
+        if item.get("type") == "function_call_output" and item.get("call_id") not in calls:
+            return 400, wire.openai_error("No tool call found for function call output with call_id "
+                                          f"{item.get('call_id')}.", param="input")
+        sealed = item.get("encrypted_content") if item.get("type") == "reasoning" else None
+        if sealed is not None and sealed not in issued:
+            return 400, wire.openai_error(f"The encrypted content {sealed[:4]}...{sealed[-4:]} could not be "
+                                          "verified.", code="invalid_encrypted_content")
     return None
 
 

@@ -110,6 +110,7 @@ class FakeProvider:
         self.requests: list[Recorded] = []
         self.cache = PrefixCache()
         self.secret = os.urandom(16)  # signs thinking blocks; a client cannot forge one
+        self.issued: set[str] = set()  # the Responses API's encrypted reasoning handed out
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(self))
         self.server.daemon_threads = True
@@ -188,7 +189,8 @@ class FakeProvider:
             return wire.openai_max_tokens(asked, rules.max_output, param)
         if body.get("tools") and not rules.tools:
             return wire.tools_refused(rules.flavour, body["model"])
-        refused = conversation.chat_refused(body) if api == "chat" else None
+        refused = conversation.chat_refused(body) if api == "chat" else \
+            conversation.response_input_refused(body, self.issued)
         if refused:
             return refused
         prompt = tokens_of(chat_blocks(body) if api == "chat" else response_blocks(body))
@@ -239,8 +241,11 @@ class FakeProvider:
             blocks = response_blocks(body)
             reasoning = self.reasoning_tokens(body["model"], (body.get("reasoning") or {}).get("effort"), turn)
             settings = body.get("reasoning") or {}
-            encrypted = (replies.sign(self.secret, turn.get("thinking") or "")
-                         if "reasoning.encrypted_content" in (body.get("include") or []) and reasoning else None)
+            encrypted = None
+            if "reasoning.encrypted_content" in (body.get("include") or []) and reasoning:
+                encrypted = "gAAAAAB" + replies.sign(self.secret, replies.next_id("rs_") + (turn.get("thinking") or ""))
+                with self.lock:
+                    self.issued.add(encrypted)  # what may come back as a reasoning item's encrypted_content
             return replies.response(turn, body["model"], tokens_of(blocks), self.cache.automatic(blocks, minimum),
                                     reasoning, bool(settings.get("summary")), encrypted)
         flavour = self.rules.flavour

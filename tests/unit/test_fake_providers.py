@@ -523,3 +523,25 @@ def test_thinking_leaves_temperature_at_one():
         assert create(client, thinking=THINK, extra_body={"temperature": 1}).content[1].text == "ok"
     assert refused.kind is K.REFUSED_PARAMETER
     assert refused.message.startswith("`temperature` may only be set to 1 when thinking is enabled.")
+
+
+def test_the_responses_api_takes_back_only_the_encrypted_reasoning_it_handed_out():
+    script = [thinking_tool_call("Look first.", "bash", {"command": "ls"}), text("done"), text("never")]
+    with FakeProvider(script) as api:
+        client = openai_client(api)
+        first = client.responses.create(model="gpt-5", input="Fix it.", include=["reasoning.encrypted_content"],
+                                        store=False, tools=[{"type": "function", "name": "bash",
+                                                             "parameters": {"type": "object"}}])
+        reasoning, call = (item.model_dump(exclude_none=True) for item in first.output)
+        answer = {"type": "function_call_output", "call_id": call["call_id"], "output": "a.py"}
+        asked = {"role": "user", "content": "Fix it."}
+        second = client.responses.create(model="gpt-5", input=[asked, reasoning, call, answer],
+                                         include=["reasoning.encrypted_content"], store=False)
+        forged = {**reasoning, "encrypted_content": reasoning["encrypted_content"][:-4] + "AAAA"}
+        _, refused = refusal(lambda: client.responses.create(model="gpt-5", input=[forged, call, answer],
+                                                             store=False), describe_openai)
+        _, stray = refusal(lambda: client.responses.create(model="gpt-5", input=[answer], store=False),
+                           describe_openai)
+    assert second.output_text == "done"
+    assert refused.kind is K.BAD_REQUEST and refused.message.endswith("AAAA could not be verified.")
+    assert stray.kind is K.BAD_REQUEST and stray.message.startswith("No tool call found for function call output")
