@@ -134,3 +134,13 @@ def test_a_call_the_human_rejected_never_ran(tmp_path):
                                       "rejected (eg. if it was a file edit, the new_string was NOT written to the "
                                       "file)."), "is_error": True}])]))
     assert [(o.executed, o.exit_code) for o in claude.steps[0].observations] == [(False, 1)]
+
+
+def test_codex_items_that_are_neither_the_models_nor_outputs_nor_messages_do_not_split_a_run(tmp_path):
+    t = load_foreign(write_lines(tmp_path / "rollout-5.jsonl", [
+        {"type": "session_meta", "payload": {"id": "r"}},
+        item({"type": "reasoning", "summary": []}),
+        item({"type": "ghost_snapshot", "ghost_commit": {"id": "abc"}}),
+        item({"type": "function_call", "name": "shell", "call_id": "1", "arguments": '{"command": ["ls"]}'}),
+        item({"type": "function_call_output", "call_id": "1", "output": "a.py"})]))
+    assert outputs(t) == [["a.py"]] and len(t.steps[0].actions) == 1

@@ -148,11 +148,14 @@ def codex_steps(items: list[dict]) -> list[NStep]:
                 actions = codex_actions(item)
                 step.actions.extend(actions)
                 kinds[str(item.get("call_id") or item.get("id"))] = actions[0].kind if actions else OTHER
-            continue
-        in_run = False
-        if kind in OUTPUTS and steps:
-            call_kind = kinds.get(str(item.get("call_id")), OTHER)
-            steps[-1].observations.append(observation_of(item.get("output"), call_kind))
+        elif kind in OUTPUTS:
+            in_run = False
+            if steps:
+                call_kind = kinds.get(str(item.get("call_id")), OTHER)
+                steps[-1].observations.append(observation_of(item.get("output"), call_kind))
+        elif kind == "message":  # a user's or developer's: it ends the run and is no observation
+            in_run = False
+        # any other item (a ghost snapshot, a compaction marker…) neither starts nor ends a run
     return steps
 
 
