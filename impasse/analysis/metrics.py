@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from impasse.analysis.first_look import first_look, may_match
 from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
 from impasse.analysis.onset_rules import (
     absent_by_probe,
@@ -35,7 +36,7 @@ class CompiledCard:
     workarounds: dict = field(default_factory=dict)  # action kind -> [(regex, category)] that apply to it
     diagnosis: list = field(default_factory=list)
     self_caused: list = field(default_factory=list)
-    any_signature: re.Pattern | None = None  # None: no first look possible (or an exit-status signature)
+    first_look: tuple[str, ...] | None = None  # literals a signature's match holds (None: no first look possible)
     any_workaround: dict = field(default_factory=dict)
     probed: re.Pattern | None = None  # the binaries an agent's own probe may find absent (missing_binary)
 
@@ -74,7 +75,7 @@ def build_compiled(card: Card, injected: Injected | None, foreign: bool) -> Comp
     compiled.diagnosis = [re.compile(fill(d, known), re.M) for d in card.diagnosis]
     compiled.self_caused = [re.compile(p, re.M) for p in card.self_caused]
     exit_only = any(s.exit_codes for s in card.signatures)
-    compiled.any_signature = None if exit_only else any_of([fill(s.pattern, known) for s in card.signatures])
+    compiled.first_look = None if exit_only else first_look([fill(s.pattern, known) for s in card.signatures])
     compiled.probed = re.compile(fill("{binaries}", known)) if any(s.injected == "binaries" for s in card.signatures) \
         else None
     compiled.any_workaround = {kind: any_of([fill(w.pattern, known) for w in card.workarounds if kind in w.applies_to])
@@ -165,7 +166,7 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
     sensed = obs.sensors and sensor_reading(compiled.card.sensors, obs.sensors)  # per step: skip when none
     if sensed:
         return Match(step.index, f"runtime sensor ({sensed})", obs.output.strip()[-SHORT:])
-    if compiled.any_signature and not compiled.any_signature.search(obs.output):
+    if compiled.first_look is not None and not may_match(compiled.first_look, obs.output):
         return None
     for regex, signature in compiled.signatures:
         if signature.exit_codes and (obs.exit_code not in signature.exit_codes or obs.timed_out):
