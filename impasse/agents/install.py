@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 import tempfile
 from collections.abc import Iterator
@@ -84,7 +85,8 @@ def check_host_agent(spec: AgentSpec) -> str:
     if found != spec.version:
         raise AgentInstallError(f"{spec.name} {found} is installed, the pin is {spec.version}: "
                                 f"pip install 'impasse[mini]' (mini-swe-agent=={spec.version})")
-    return shutil.which("mini") or "mini"
+    beside = Path(sys.executable).with_name("mini")  # impasse's own venv, whether or not it is on PATH
+    return str(beside) if beside.is_file() else shutil.which("mini") or "mini"
 
 
 def install_native(spec: AgentSpec, pin: AgentPin, cache: Path, log: Log) -> Path:
