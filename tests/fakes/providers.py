@@ -170,7 +170,9 @@ class FakeProvider:
         model = body.get("model", "")
         if self.rules.models is None or model in self.rules.models:
             return None
-        return wire.anthropic_unknown_model(model) if api == "anthropic" else wire.openai_unknown_model(model)
+        if api == "anthropic":
+            return wire.anthropic_unknown_model(model)
+        return wire.openai_unknown_model(model, self.rules.flavour)
 
     def openai_refused(self, api: str, body: dict) -> tuple[int, dict] | None:
         rules = self.rules

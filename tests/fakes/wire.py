@@ -43,7 +43,18 @@ def anthropic_wrong_key() -> tuple[int, dict]:
     return 401, anthropic_error("authentication_error", "invalid x-api-key")
 
 
-def openai_unknown_model(model: str) -> tuple[int, dict]:
+def openai_unknown_model(model: str, flavour: str = "openai") -> tuple[int, dict] | None:
+    """An unknown model as each server says so; None where the name is not checked (llama.cpp's
+    server answers with the one model it loaded, whatever the request names)."""
+    if flavour == "vllm":
+        return 404, {"error": {"message": f"The model `{model}` does not exist.", "type": "NotFoundError",
+                               "param": "model", "code": 404}}
+    if flavour == "openrouter":
+        return 400, {"error": {"message": f"{model} is not a valid model ID", "code": 400}}
+    if flavour == "ollama":
+        return 404, openai_error(f'model "{model}" not found, try pulling it first', type_="api_error")
+    if flavour == "llamacpp":
+        return None
     return 404, openai_error(f"The model `{model}` does not exist or you do not have access to it.",
                              code="model_not_found")
 

@@ -545,3 +545,21 @@ def test_the_responses_api_takes_back_only_the_encrypted_reasoning_it_handed_out
     assert second.output_text == "done"
     assert refused.kind is K.BAD_REQUEST and refused.message.endswith("AAAA could not be verified.")
     assert stray.kind is K.BAD_REQUEST and stray.message.startswith("No tool call found for function call output")
+
+
+@pytest.mark.parametrize("flavour, status, words", [
+    ("vllm", 404, "The model `gpt-9` does not exist."),
+    ("openrouter", 400, "gpt-9 is not a valid model ID"),
+    ("ollama", 404, 'model "gpt-9" not found, try pulling it first'),
+])
+def test_each_compatible_server_names_an_unknown_model_its_own_way(flavour, status, words):
+    with FakeProvider(rules=Rules(flavour=flavour)) as api:
+        err, failure = refusal(lambda: openai_client(api).chat.completions.create(model="gpt-9", messages=HELLO),
+                               describe_openai)
+    assert (err.status_code, failure.kind, failure.message) == (status, K.MODEL_NOT_FOUND, words)
+
+
+def test_llamacpp_answers_whatever_model_is_named():
+    with FakeProvider([text("hi")], Rules(flavour="llamacpp")) as api:
+        reply = openai_client(api).chat.completions.create(model="anything.gguf", messages=HELLO)
+    assert reply.choices[0].message.content == "hi"

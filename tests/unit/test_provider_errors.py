@@ -197,6 +197,12 @@ REFUSALS = [
     pytest.param(404, anthropic("not_found_error", "model: sonnet4"), K.MODEL_NOT_FOUND, id="anthropic-model"),
     pytest.param(404, {"error": "model \"llama3\" not found, try pulling it first"}, K.MODEL_NOT_FOUND,
                  id="ollama-model"),
+    # vLLM: github.com/vllm-project/vllm/issues/3485 (flat) and github.com/vllm-project/vllm/pull/58025
+    pytest.param(404, {"object": "error", "message": "The model `Qwen1.5-14B-Chat-GPTQ-Int8` does not exist.",
+                       "type": "NotFoundError", "param": None, "code": 404}, K.MODEL_NOT_FOUND, id="vllm-model"),
+    # OpenRouter answers an unknown model as a 400: github.com/RightNow-AI/openfang/issues/697
+    pytest.param(400, {"error": {"message": "healer-alpha is not a valid model ID", "code": 400}},
+                 K.MODEL_NOT_FOUND, id="openrouter-model"),
     # OpenAI rate limit: a 429 that mentions tokens is still a rate limit
     pytest.param(429, openai("Rate limit reached for gpt-4o in organization org-x on tokens per min (TPM): Limit "
                              "30000, Used 29000, Requested 2000. Please try again in 2s.", type_="tokens",
