@@ -86,7 +86,8 @@ def call_tool(params: dict, log_path: str) -> dict:
         return {"content": [{"type": "text", "text": f"{name} needs a string argument {tool['argument']!r}; "
                              "nothing was recorded."}], "isError": True}
     meta = params.get("_meta") or {}
-    call_id = meta.get("claudecode/toolUseId") if isinstance(meta, dict) else None  # ties it to the transcript
+    # Ties the call to the agent's transcript: Claude Code's tool_use id, Codex's function call id
+    call_id = (meta.get("claudecode/toolUseId") or meta.get("callId")) if isinstance(meta, dict) else None
     try:
         record_call(log_path, name, arguments, call_id)
     except OSError as err:

@@ -98,6 +98,18 @@ def test_claude_codes_handshake_then_an_escalation_logged_before_the_reply(mcp, 
     assert mcp.close() == 0
 
 
+def test_codexs_handshake_and_its_call_id(mcp, log):
+    hello = mcp.request(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}},
+                                          "clientInfo": {"name": "codex-mcp-client", "version": "0.171.0"}})
+    assert hello["result"]["protocolVersion"] == "2025-06-18"
+    mcp.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    listed = mcp.request(1, "tools/list", {"_meta": {"progressToken": 0}})
+    assert len(listed["result"]["tools"]) == 2
+    mcp.request(2, "tools/call", {"name": "task_complete", "arguments": {"summary": "done"},
+                                  "_meta": {"callId": "call_5", "x-codex-turn-metadata": {"turn_id": "t1"}}})
+    assert [(r["tool"], r["call_id"]) for r in records(log)] == [("task_complete", "call_5")]
+
+
 @pytest.mark.parametrize(("asked", "answered"), [
     ("2024-11-05", "2024-11-05"), ("2025-06-18", "2025-06-18"), ("2099-01-01", "2025-11-25"), (None, "2025-11-25")])
 def test_initialize_echoes_a_supported_version_else_offers_the_newest(mcp, asked, answered):
