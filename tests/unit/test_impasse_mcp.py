@@ -38,7 +38,7 @@ class McpPipe:
         assert self.selector.select(timeout), "no reply from the MCP server"
         return json.loads(self.process.stdout.readline())
 
-    def request(self, request_id: int, method: str, params: dict | None = None) -> dict:
+    def request(self, request_id: int | str, method: str, params: dict | None = None) -> dict:
         self.send({"jsonrpc": "2.0", "id": request_id, "method": method, **({"params": params} if params else {})})
         reply = self.receive()
         assert reply["id"] == request_id
@@ -74,7 +74,10 @@ def records(log: Path) -> list[dict]:
 
 
 def test_claude_codes_handshake_then_an_escalation_logged_before_the_reply(mcp, log):
-    probe = mcp.request(0, "server/discover")
+    # As Claude Code 2.1.332 sends it: a string id, and a protocol version newer than any here
+    probe = mcp.request("server-discover-probe-1", "server/discover", {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "claude-code", "version": "2.1.332"}}})
     assert probe["error"]["code"] == -32601 and "server/discover" in probe["error"]["message"]
     hello = mcp.request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                           "clientInfo": {"name": "claude-code", "version": "2.1.332"}})
