@@ -12,48 +12,18 @@ import os
 from typing import Protocol
 
 from impasse.defaults import MODEL_TIMEOUT
+from impasse.models.failures import ContextExhausted, ModelSpecError, RequestRefused, TransportError
+from impasse.models.spec import KINDS, VENDOR, parse_spec
 from impasse.models.turns import ModelTurn
 
-KINDS = ("scripted", "openai", "openai-responses", "anthropic")
-# The prefix of each kind's environment variables (OPENAI_API_KEY, OPENAI_BASE_URL, …).
-VENDOR = {"openai": "OPENAI", "openai-responses": "OPENAI", "anthropic": "ANTHROPIC"}
-
-
-class TransportError(RuntimeError):
-    """The endpoint failed and retries ran out: recorded, never scored as behaviour."""
-
-
-class ContextExhausted(RuntimeError):
-    """The provider refused the request because the conversation outgrew the model's window: the
-    agent's own doing (it ran out of context), so the run ends `context_exhausted`, scored."""
-
-
-class RequestRefused(TransportError):
-    """The provider refused the request itself (401/403, unknown model, a parameter or tools it
-    does not take): retrying cannot help. `message` is the provider's own words."""
-
-    def __init__(self, what: str, status: int | None, message: str) -> None:
-        super().__init__(f"{what}: HTTP {status}: {message}" if status else f"{what}: {message}")
-        self.status = status
-        self.message = message
-
-
-class ModelSpecError(ValueError):
-    """The model cannot be used as given: a bad spec, an unknown policy, no key or endpoint."""
-
+# The package's face: what the rest of impasse imports from `impasse.models`.
+__all__ = ["KINDS", "VENDOR", "ContextExhausted", "Model", "ModelSpecError", "RequestRefused", "TransportError",
+           "check_spec", "make_model", "parse_spec"]
 
 class Model(Protocol):
     name: str
 
     def complete(self, messages: list[dict], tools: list[dict]) -> ModelTurn: ...
-
-
-def parse_spec(spec: str) -> tuple[str, str]:
-    kind, sep, name = spec.partition(":")
-    if not sep or not name or kind not in KINDS:
-        raise ModelSpecError(f"bad model spec {spec!r}: use scripted:<policy>, openai:<model>, "
-                             f"openai-responses:<model> or anthropic:<model>")
-    return kind, name
 
 
 def check_spec(spec: str, base_url: str | None = None, key_env: str | None = None) -> None:

@@ -11,7 +11,8 @@ import json
 import re
 from dataclasses import asdict, dataclass, field, fields
 
-from impasse.models import ModelSpecError, parse_spec
+from impasse.models.failures import ModelSpecError
+from impasse.models.spec import parse_spec
 
 REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 

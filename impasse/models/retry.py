@@ -14,8 +14,8 @@ from collections.abc import Callable
 from time import sleep
 from typing import TypeVar
 
-from impasse.models import ContextExhausted, RequestRefused, TransportError
 from impasse.models.errors import FailureKind, ProviderFailure
+from impasse.models.failures import ContextExhausted, RequestRefused, TransportError
 
 T = TypeVar("T")
 

@@ -12,7 +12,7 @@ import importlib
 import os
 import threading
 
-from impasse.models import TransportError
+from impasse.models.failures import TransportError
 
 KEEPALIVE_EXPIRY = 30.0  # longer than a slow model turn, so a worker's connection survives between turns
 _clients: dict[tuple, object] = {}
