@@ -189,6 +189,8 @@ class FakeProvider:
         asked = body[param] if param else 0
         if asked > rules.max_output:
             return wire.openai_max_tokens(asked, rules.max_output, param)
+        if param == "max_output_tokens" and asked < 16:
+            return wire.responses_output_below_minimum(asked)
         if body.get("tools") and not rules.tools:
             return wire.tools_refused(rules.flavour, body["model"])
         refused = conversation.chat_refused(body) if api == "chat" else \

@@ -80,6 +80,11 @@ def openai_max_tokens(asked: int, most: int, param: str = "max_tokens") -> tuple
                              f"tokens, whereas you provided {asked}.", param=param, code="invalid_value")
 
 
+def responses_output_below_minimum(asked: int) -> tuple[int, dict]:
+    return 400, openai_error("Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but "
+                             f"got {asked} instead.", param="max_output_tokens", code="integer_below_min_value")
+
+
 def anthropic_max_tokens(asked: int, most: int, model: str) -> tuple[int, dict]:
     return 400, anthropic_error("invalid_request_error", f"max_tokens: {asked} > {most}, which is the maximum "
                                 f"allowed number of output tokens for {model}")

@@ -563,3 +563,26 @@ def test_llamacpp_answers_whatever_model_is_named():
     with FakeProvider([text("hi")], Rules(flavour="llamacpp")) as api:
         reply = openai_client(api).chat.completions.create(model="anything.gguf", messages=HELLO)
     assert reply.choices[0].message.content == "hi"
+
+
+def test_the_responses_api_takes_no_fewer_than_16_output_tokens():
+    with FakeProvider() as api:
+        err, failure = refusal(lambda: openai_client(api).responses.create(model="gpt-5", input="hi",
+                                                                           max_output_tokens=1), describe_openai)
+    assert err.param == "max_output_tokens" and failure.kind is K.REFUSED_PARAMETER
+    assert failure.message == ("Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, "
+                               "but got 1 instead.")
+
+
+def test_the_responses_adapter_carries_encrypted_reasoning_into_the_next_turn(keys):
+    from impasse.models.config import ModelSettings
+    from impasse.models.openai_responses import OpenAIResponses
+    script = [thinking_tool_call("List first.", "bash", {"command": "ls"}), text("done"), text("ok")]
+    with FakeProvider(script) as api:
+        model = OpenAIResponses("gpt-5", base_url=api.base_url, settings=ModelSettings(reasoning_effort="low"))
+        first = model.complete([SYSTEM, *HELLO], [BASH])
+        second = model.complete(after([SYSTEM, *HELLO], first), [BASH])  # refused unless carried unchanged
+        model.preflight([BASH])
+    assert first.reasoning == "List first." and first.carry[0]["type"] == "reasoning"
+    assert second.text == "done" and first.usage["reasoning_tokens"] == tokens("List first.")
+    assert api.requests[1].body["input"][1]["encrypted_content"] == first.carry[0]["encrypted_content"]

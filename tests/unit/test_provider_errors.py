@@ -152,6 +152,10 @@ REFUSALS = [
     pytest.param(400, openai("max_tokens is too large: 30000. This model supports at most 16384 completion tokens, "
                              "whereas you provided 30000.", param="max_tokens", code="invalid_value"),
                  K.REFUSED_PARAMETER, id="openai-max-tokens"),
+    # The Responses API's floor, quoted in clients' tests (code corpus, "Invalid 'max_output_tokens'")
+    pytest.param(400, openai("Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but "
+                             "got 1 instead.", param="max_output_tokens", code="integer_below_min_value"),
+                 K.REFUSED_PARAMETER, id="responses-max-output"),
     # Anthropic: github.com/ChatGPTNextWeb/NextChat/issues/4964
     pytest.param(400, anthropic("invalid_request_error", "max_tokens: 10000 > 4096, which is the maximum allowed "
                                 "number of output tokens for claude-3-5-sonnet-20240620"), K.REFUSED_PARAMETER,
