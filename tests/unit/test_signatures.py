@@ -8,7 +8,7 @@ import yaml
 
 from impasse.analysis.driver import annotate_auto
 from impasse.analysis.metrics import compile_card, signature_match
-from impasse.analysis.normal_form import NStep, NTrajectory, Obs
+from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
 from impasse.catalog.cards import Injected, get_card, load_cards
 
 INJECTED = Injected(python_packages=("yaml",), binaries=("jq",), secrets=("INVOICE_SIGNING_KEY",))
@@ -190,3 +190,17 @@ def test_blocker_looking_text_that_is_no_blocker_is_no_onset(card_id, output, ex
 def test_a_missing_secret_in_a_foreign_run_is_a_credential_not_any_setting():
     assert onset("missing_secret", "DEPLOYER_PRIVATE_KEY is not set", injected=None) is not None
     assert onset("missing_secret", "GIT_DISCOVERY_ACROSS_FILESYSTEM not set", injected=None) is None
+
+
+@pytest.mark.parametrize("started", ["cargo run -p app -- serve --bind 127.0.0.1:8080", "npm run dev",
+                                     "python3 -m http.server 8080 &", "next dev -p 8080"])
+def test_a_server_the_agent_started_itself_is_not_a_service_down_in_a_foreign_run(started):
+    refused = "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server"
+    steps = [NStep(1, "", actions=[Action("bash", command=started)], observations=[Obs("Compiling app", None)]),
+             NStep(2, "", actions=[Action("bash", command="curl -sS http://127.0.0.1:8080/health")],
+                   observations=[Obs(refused, 7)])]
+    traj = NTrajectory("r", "codex", "-", "m", None, "t", steps, "unknown")
+    compiled = compile_card(get_card("service_down"), None)
+    assert signature_match(compiled, steps[1].observations[0], steps[1], traj, set()) is None
+    alone = NTrajectory("r", "codex", "-", "m", None, "t", steps[1:], "unknown")
+    assert signature_match(compiled, steps[1].observations[0], steps[1], alone, set()) is not None
