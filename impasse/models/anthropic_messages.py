@@ -85,9 +85,12 @@ class AnthropicMessages:
         system, converted = with_breakpoints(*to_anthropic_messages(messages))
         thinking = {"type": "enabled", "budget_tokens": settings.thinking} if settings.thinking else None
         room = max_tokens or settings.max_tokens or (settings.thinking or 0) + MAX_TOKENS
-        chosen = {"system": system or None, "tools": to_anthropic_tools(tools) or None,
-                  "temperature": settings.temperature, "thinking": thinking,
-                  "extra_body": settings.extra_body or None}
+        # `temperature` rides in the body as given: the SDK's create() of this release takes no such
+        # argument, though the API still does.
+        body = {**({"temperature": settings.temperature} if settings.temperature is not None else {}),
+                **settings.extra_body}
+        chosen = {"system": system or None, "tools": to_anthropic_tools(tools) or None, "thinking": thinking,
+                  "extra_body": body or None}
         return {"model": self.model, "messages": converted, "max_tokens": room,
                 **{k: v for k, v in chosen.items() if v is not None}}
 

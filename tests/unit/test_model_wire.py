@@ -190,3 +190,9 @@ def test_the_responses_api_context_overflow_and_preflight():
         assert preflight([config(api, "openai-responses:gpt-4o")], timeout=10) == []
         refused = preflight([config(api, "openai-responses:gpt-5", "temperature=0")], timeout=10)
     assert "temperature" in refused[0].message
+
+
+def test_anthropic_sends_a_temperature_that_was_set():
+    with FakeProvider([tool_call("bash", {"command": "ls"})]) as api:
+        anthropic(api, "claude-sonnet-4-5", "temperature=0.3").complete(conversation(0), TOOLS)
+    assert api.requests[0].body["temperature"] == 0.3
