@@ -15,6 +15,7 @@ request is logged to `relay.jsonl` in the run folder."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -204,41 +205,48 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self) -> None:
+        """Each request is logged before its answer goes out, so the log is whole once the agent has it."""
         started = time.monotonic()
         path = self.path.split("?", 1)[0].rstrip("/")
         body = self.rfile.read(int(self.headers.get("content-length") or 0))
         wire = wire_anthropic if path.startswith("/v1/messages") else WIRES.get(path)
         entry = {"at": time.time(), "method": "POST", "path": self.path}
+        refused = None
         try:
-            if wire is None:
-                raise Refused(404, "not_found_error", f"no such endpoint: POST {path}")
-            request = json.loads(body or b"null")
-            if not isinstance(request, dict):
-                raise WireError("the body is not a JSON object")
-            if path == "/v1/messages/count_tokens":
-                self.send_json(200, wire_anthropic.count_tokens(request))
-                entry["kind"] = "count_tokens"
-            else:
-                exchange = wire.read_request(request)
-                key = hashlib.blake2b(body, digest_size=16).hexdigest()
-                reply, entry["kind"] = self.server.relay.answer(exchange, key)
-                entry["step"] = self.server.relay.steps
-                self.send_reply(wire, reply, exchange)
-                self.server.relay.flush()
+            send = self.answer(wire, path, body, entry)
         except (json.JSONDecodeError, WireError) as err:
-            self.send_error_body(wire or wire_anthropic, Refused(400, "invalid_request_error", str(err)))
-            entry |= {"kind": "refused", "status": 400, "error": str(err)}
+            refused = Refused(400, "invalid_request_error", str(err))
         except Refused as err:
-            self.send_error_body(wire or wire_anthropic, err)
-            entry |= {"kind": "refused", "status": err.status, "error": str(err)}
+            refused = err
+        if refused is not None:
+            entry |= {"kind": "refused", "status": refused.status, "error": str(refused)}
+            send = functools.partial(self.send_error_body, wire or wire_anthropic, refused)
         entry["ms"] = round((time.monotonic() - started) * 1000, 3)
         self.server.relay.log(entry)
+        send()
+        self.server.relay.flush()
+
+    def answer(self, wire, path: str, body: bytes, entry: dict):
+        """What to send back, as a call to make once the request is logged."""
+        if wire is None:
+            raise Refused(404, "not_found_error", f"no such endpoint: POST {path}")
+        request = json.loads(body or b"null")
+        if not isinstance(request, dict):
+            raise WireError("the body is not a JSON object")
+        if path == "/v1/messages/count_tokens":
+            entry["kind"] = "count_tokens"
+            return lambda: self.send_json(200, wire_anthropic.count_tokens(request))
+        exchange = wire.read_request(request)
+        key = hashlib.blake2b(body, digest_size=16).hexdigest()
+        reply, entry["kind"] = self.server.relay.answer(exchange, key)
+        entry["step"] = self.server.relay.steps
+        return lambda: self.send_reply(wire, reply, exchange)
 
     def refuse_method(self) -> None:
-        self.send_error_body(wire_anthropic, Refused(404, "not_found_error", f"no such endpoint: {self.command} "
-                                                                            f"{self.path}"))
         self.server.relay.log({"at": time.time(), "method": self.command, "path": self.path, "kind": "refused",
                                "status": 404})
+        self.send_error_body(wire_anthropic, Refused(404, "not_found_error", f"no such endpoint: {self.command} "
+                                                                            f"{self.path}"))
 
     do_GET = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = refuse_method
 
