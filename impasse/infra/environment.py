@@ -183,20 +183,21 @@ class Containers:
 
 @contextlib.contextmanager
 def open_environment(api: docker.DockerClient, staged: ConditionImage, labels: dict[str, str],
-                     workspace_tar: bytes | None = None) -> Iterator[LiveEnvironment]:
+                     workspace_tar: bytes | None = None, volumes: dict | None = None) -> Iterator[LiveEnvironment]:
     """Bring the condition up. With `workspace_tar` (grading), the workspace is replaced by it and
-    the pristine tests are restored before the card's root setup runs."""
+    the pristine tests are restored before the card's root setup runs. `volumes` (docker-py's form)
+    are mounted into the agent's container: an external agent's binaries and its own state."""
     grading = workspace_tar is not None
     with contextlib.ExitStack() as stack:
         # A CPU burst: paced with the other runs' (busy_gate.py)
         with BUSY.held(Rank.GRADING if grading else Rank.START):
-            containers = start_containers(stack, api, staged, labels, grading)
+            containers = start_containers(stack, api, staged, labels, grading, volumes)
             env = set_up(containers, workspace_tar)
         yield env
 
 
 def start_containers(stack: contextlib.ExitStack, api: docker.DockerClient, staged: ConditionImage,
-                     labels: dict[str, str], grading: bool) -> Containers:
+                     labels: dict[str, str], grading: bool, volumes: dict | None = None) -> Containers:
     """The sidecars and the agent's container started; everything started is left on `stack` to be
     removed."""
     condition, image = staged.condition, staged.image
@@ -222,7 +223,8 @@ def start_containers(stack: contextlib.ExitStack, api: docker.DockerClient, stag
         started.append(start_sidecar(api, image, service, network, labels))
     spec = SandboxSpec(image=image, labels=labels, network=network or "none",
                        environment=agent_environment(condition),
-                       run_options={**options, "extra_hosts": extra_hosts(condition)})
+                       run_options={**options, "extra_hosts": extra_hosts(condition),
+                                    **({"volumes": volumes} if volumes else {})})
     box = stack.enter_context(open_sandbox(api, spec))
     # The owner before the root setup, which may change it; the workspace steps run as it.
     owner, base = start_facts(box, options.get("tmpfs", {}).get("/workspace"))
