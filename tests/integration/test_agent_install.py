@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shlex
 import socketserver
 import tempfile
@@ -16,7 +17,12 @@ import pytest
 
 from impasse.agents.install import MOUNT_POINT, ensure_agent
 from impasse.agents.pins import pin_of
+from impasse.catalog.cards import get_card
+from impasse.catalog.conditions import make_condition
+from impasse.infra.environment import open_environment
+from impasse.infra.layers import stage
 from impasse.infra.sandbox import SandboxSpec, open_sandbox
+from impasse.runs.runner import default_task
 
 from .containers import labelled
 
@@ -141,3 +147,32 @@ def test_the_forwarder_reaches_a_host_socket_from_a_container_without_network(ap
         finally:
             server.shutdown()
             server.server_close()
+
+
+@pytest.mark.parametrize("card_id", ["chown_root", "read_only_fs", "disk_full"])
+def test_under_a_card_the_agent_runs_and_writes_its_state_while_the_card_still_holds(api, claude, codex, card_id,
+                                                                                     tmp_path):
+    """The condition's own container (open_environment), the agents' mount and a state folder from the
+    host added: the binaries answer and their state is written, and the card's own probe still finds
+    the blocker in place for the agent."""
+    card = get_card(card_id)
+    staged = stage(api, make_condition(default_task(card), card))
+    state = tmp_path / "state"
+    state.mkdir()
+    os.chown(state, 1000, 1000)  # the agent user's own folder, as a run's would be
+    volumes = {**claude.volumes(), str(codex.folder): {"bind": "/opt/impasse-codex", "mode": "ro"},
+               str(state): {"bind": STATE, "mode": "rw"}}
+    run_id = f"t-agents-card-{card_id}"
+    with open_environment(api, staged, {"impasse.run_id": run_id}, volumes=volumes) as env:
+        box = env.box
+        assert box.exec(f"mkdir -p {' '.join(STATE_ENV.values())}").exit_code == 0
+        version = box.exec(f"{claude.entry} --version && /opt/impasse-codex/bin/codex --version", environment=STATE_ENV)
+        assert version.exit_code == 0, version.output
+        assert version.output.split("\n")[:2] == ["2.1.332 (Claude Code)", "codex-cli 0.171.0"]
+        # 4 MB of the agent's own state: more than disk_full leaves, on a root read_only_fs makes read-only
+        assert box.exec(f"head -c 4194304 /dev/zero > {STATE}/transcript && echo ok > {STATE}/mcp_calls.jsonl",
+                        environment=STATE_ENV).exit_code == 0
+        assert env.probe() is True, f"{card_id} no longer holds for the agent's own commands"
+    assert (state / "mcp_calls.jsonl").read_text() == "ok\n"  # on the host, after the container is gone
+    assert (state / "transcript").stat().st_size == 4 * 2**20
+    assert labelled(api, run_id) == []
