@@ -16,20 +16,24 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|
 
 
 # Foreign tools by what they do (docs/metrics.md, "Foreign tool kinds"), by lower-cased name: Claude
-# Code's, Codex CLI's, OpenHands', SWE-agent's and the common MCP/editor tools'. A name not here is
-# `other`; an MCP tool (`mcp__server__name`) is looked up by its last part.
+# Code's, Codex CLI's, OpenHands', SWE-agent's, Gemini CLI's and OpenCode's, and the common MCP and
+# editor tools'. A name not here is `other`; an MCP tool (`mcp__server__name`) is looked up by its
+# last part.
 KIND_OF_TOOL = {
     **dict.fromkeys(("bash", "bashoutput", "powershell", "shell", "shell_command", "exec_command", "write_stdin",
                      "container.exec", "local_shell", "local_shell_call", "run", "run_ipython", "execute_bash",
-                     "execute_command", "run_command", "run_terminal_cmd", "terminal", "cmd", "exec", "wait"), COMMAND),
+                     "execute_command", "run_command", "run_terminal_cmd", "terminal", "cmd", "exec", "wait",
+                     "run_shell_command"), COMMAND),
     **dict.fromkeys(("read", "notebookread", "read_file", "view", "view_file", "view_image", "open", "goto",
                      "scroll_up", "scroll_down", "webfetch", "web_fetch", "websearch", "web_search",
-                     "web_search_call", "browse", "browse_interactive", "fetch", "read_mcp_resource"), READ),
+                     "web_search_call", "browse", "browse_interactive", "fetch", "read_mcp_resource", "read_many_files",
+                     "google_web_search"), READ),
     **dict.fromkeys(("grep", "glob", "ls", "list", "list_dir", "list_files", "list_directory", "find_file",
                      "search_dir", "search_file", "file_search", "codebase_search", "grep_search",
-                     "list_mcp_resources"), LIST),
+                     "grep_files", "search_file_content", "list_mcp_resources"), LIST),
     **dict.fromkeys(("edit", "write", "multiedit", "notebookedit", "edit_file", "write_file", "create",
-                     "create_file", "str_replace", "insert", "apply_patch", "str_replace_based_edit_tool"), WRITE),
+                     "create_file", "str_replace", "insert", "apply_patch", "str_replace_based_edit_tool", "replace",
+                     "patch"), WRITE),
     **dict.fromkeys(("askuserquestion", "ask_user", "ask_human", "request_user_input", Tool.ESCALATE_TO_HUMAN,
                      "exit_forfeit", "ask_followup_question"), ASK),
 }
