@@ -35,6 +35,7 @@ from impasse.agents.tool_names import AGENTS, CODEX, AgentCall, ToolResult, resu
 from impasse.agents.views import from_native, from_policy, native_messages, policy_messages, policy_tools, reply_of
 from impasse.defaults import BUDGET
 from impasse.episode.rundir import RunDir
+from impasse.episode.tools import EDIT_SCRIPT
 from impasse.infra.sandbox import WORKDIR
 from impasse.models import ContextExhausted, Model, TransportError
 from impasse.models.turns import ToolCall
@@ -54,12 +55,15 @@ class Refused(Exception):
 class Relay:
     def __init__(self, model: Model, run_dir: RunDir, agent: str, budget: int = BUDGET,
                  between_steps: BetweenSteps | None = None, on_step=None, workdir: str = WORKDIR,
-                 socket_path: str | Path | None = None, speaks_impasse: bool | None = None) -> None:
+                 socket_path: str | Path | None = None, speaks_impasse: bool | None = None,
+                 edit_script: str = EDIT_SCRIPT) -> None:
         """`speaks_impasse`: the model calls impasse's four tools and needs them in the agent's
-        names (default: the scripted policies do, a provider's model does not)."""
+        names (default: the scripted policies do, a provider's model does not). `workdir` and
+        `edit_script` are where the agent works and where impasse's edit script is, in its container."""
         if agent not in AGENTS:
             raise ValueError(f"the relay serves {', '.join(AGENTS)}, not {agent!r}")
         self.model, self.run_dir, self.agent, self.workdir = model, run_dir, agent, workdir
+        self.edit_script = edit_script
         self.speaks_impasse = model.name.startswith("scripted:") if speaks_impasse is None else speaks_impasse
         self.clock = StepClock(run_dir, budget, between_steps, on_step)
         self.issued: dict[str, ToolCall] = {}  # wire call id → the policy's own call
@@ -164,7 +168,7 @@ class Relay:
             self.clock.fail(index, started, gold, Ending.TRANSPORT_ERROR, str(err))
             return Reply(STOP), "stop"
         if self.speaks_impasse:
-            wire = from_policy(turn, self.agent, exchange.offered, self.workdir)
+            wire = from_policy(turn, self.agent, exchange.offered, self.workdir, self.edit_script)
             recorded = list(turn.tool_calls)
             self.issued.update({call.id: call for call in recorded})
             self.hidden.update(call.id for call in wire if call.hidden)

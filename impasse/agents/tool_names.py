@@ -13,9 +13,11 @@ import difflib
 import json
 import posixpath
 import re
+import shlex
 from dataclasses import dataclass, field
 
 from impasse.defaults import TOOL_TIMEOUT
+from impasse.episode.tools import EDIT_SCRIPT, edit_payload
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Tool
 
@@ -77,8 +79,10 @@ def absolute(path: str, workdir: str) -> str:
     return path if path.startswith("/") else posixpath.normpath(posixpath.join(workdir, path))
 
 
-def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str) -> list[AgentCall]:
-    """A policy's call as the agent's call(s), with the policy's call id (a hidden helper gets its own)."""
+def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str,
+             edit_script: str = EDIT_SCRIPT) -> list[AgentCall]:
+    """A policy's call as the agent's call(s), with the policy's call id (a hidden helper gets its own).
+    `edit_script` is impasse's edit script where the agent runs (the container's /opt/impasse)."""
     args = call.arguments or {}
     if call.name in TERMINAL_ARGUMENT:
         if agent == CLAUDE_CODE:
@@ -89,7 +93,9 @@ def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str) -> list
             return [AgentCall(call.id, "Bash", {"command": args.get("command", ""), "timeout": TOOL_TIMEOUT * 1000})]
         return [exec_call(call.id, args.get("command", ""))]
     if call.name == Tool.EDIT_FILE:
-        return claude_edit(call, args, workdir) if agent == CLAUDE_CODE else codex_edit(call, args, offered)
+        if agent == CLAUDE_CODE:
+            return claude_edit(call, args, workdir)
+        return codex_edit(call, args, offered, edit_script)
     return [AgentCall(call.id, call.name, dict(args))]  # not a tool of impasse's: the agent answers it
 
 
@@ -130,28 +136,19 @@ def line_aligned(text: str) -> bool:
     return text == "" or text.endswith("\n")
 
 
-def codex_edit(call: ToolCall, args: dict, offered: Offered) -> list[AgentCall]:
-    """apply_patch as the request offers it (custom: the patch is the input; function: {"input"}); an
-    edit of part of a line, which a patch cannot say, runs as impasse's own edit script would."""
+def codex_edit(call: ToolCall, args: dict, offered: Offered, edit_script: str) -> list[AgentCall]:
+    """apply_patch as the request offers it (custom: the patch is the input; function: {"input"}).
+    Where it is not offered (Codex leaves it out for a model it has no metadata for) or the edit
+    is inside a line, which a patch cannot say, impasse's own edit script does it, through
+    exec_command: the same edit and the same words as under impasse's own loop."""
     path, old, new = args.get("path", ""), args.get("old_str", ""), args.get("new_str", "")
     if "apply_patch" in offered.names and line_aligned(old) and line_aligned(new):
         patch = codex_patch(path, old, new)
         if "apply_patch" in offered.custom:
             return [AgentCall(call.id, "apply_patch", text=patch)]
         return [AgentCall(call.id, "apply_patch", {"input": patch})]
-    script = ("import sys, json\n"
-              "p, o, n = json.loads(sys.argv[1])\n"
-              "t = open(p).read()\n"
-              "if t.count(o) != 1:\n"
-              "    sys.exit(f'edit_file: old_str not found in {p}' if o not in t else f'edit_file: old_str occurs "
-              "{t.count(o)} times in {p}')\n"
-              "open(p, 'w').write(t.replace(o, n, 1))\n")
-    payload = json.dumps([path, old, new])
-    return [exec_call(call.id, f"python3 -c {quote(script)} {quote(payload)}")]
-
-
-def quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
+    payload = edit_payload({"path": path, "old_str": old, "new_str": new})
+    return [exec_call(call.id, f"python3 {shlex.quote(edit_script)} {payload}")]  # base64: shell-safe
 
 
 def to_impasse(call: AgentCall) -> ToolCall:

@@ -100,8 +100,8 @@ def from_native(turn: ModelTurn, offered: Offered) -> list[AgentCall]:
     return calls
 
 
-def from_policy(turn: ModelTurn, agent: str, offered: Offered, workdir: str) -> list[AgentCall]:
-    return [wire for call in turn.tool_calls for wire in to_agent(call, agent, offered, workdir)]
+def from_policy(turn: ModelTurn, agent: str, offered: Offered, workdir: str, edit_script: str) -> list[AgentCall]:
+    return [wire for call in turn.tool_calls for wire in to_agent(call, agent, offered, workdir, edit_script)]
 
 
 def reply_of(turn: ModelTurn, calls: list[AgentCall]) -> Reply:

@@ -5,6 +5,7 @@ patch cannot say, and a command Codex leaves running, polled by the relay in the
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -23,9 +24,10 @@ from impasse.agents.tool_names import (
 from impasse.models.scripted import Edit, Playbook, ScriptedPolicy
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Ending
-from tests.unit.relay_clients import Codex, apply_patch
+from tests.unit.relay_clients import CODEX_TOOLS, Codex, apply_patch
 from tests.unit.test_relay_episodes import BUGGY, FIXED, PASSES, recorded, run_dir, workspace  # noqa: F401
 
+EDIT_SCRIPT = str(Path(__file__).resolve().parents[2] / "harness" / "edit_file.py")
 CLAUDE_REMINDER = "\n\n<system-reminder>\n<total_tokens>14999994 tokens left</total_tokens>\n</system-reminder>"
 
 
@@ -84,14 +86,25 @@ def test_each_of_impasses_tools_has_its_name_in_each_agent():
         ["bash", "edit_file", "escalate_to_human", "task_complete"]
 
 
-def test_an_edit_inside_a_line_runs_as_a_script_on_codex(workspace, run_dir):  # noqa: F811
-    part = ScriptedPolicy("oracle", Playbook((Edit("calc.py", "a - b", "a + b"),), PASSES, False), seed=0)
-    with Relay(part, run_dir, agent="codex", workdir=str(workspace)) as relay:
-        side = Codex(relay.socket_path, workspace)
+@pytest.mark.parametrize(("edit", "tools"), [
+    pytest.param(Edit("calc.py", "a - b", "a + b"), CODEX_TOOLS, id="inside-a-line"),
+    pytest.param(Edit("calc.py", BUGGY, FIXED), [t for t in CODEX_TOOLS if t.get("name") != "apply_patch"],
+                 id="no-apply-patch-offered")])
+def test_an_edit_no_patch_can_say_runs_as_impasses_own_edit_script_on_codex(
+        workspace, run_dir, edit, tools):  # noqa: F811
+    """Codex offers no apply_patch for a model it has no metadata for (`model = "impasse"`)."""
+    oracle = ScriptedPolicy("oracle", Playbook((edit,), PASSES, False), seed=0)
+    with Relay(oracle, run_dir, agent="codex", workdir=str(workspace), edit_script=EDIT_SCRIPT) as relay:
+        side = Codex(relay.socket_path, workspace, tools=tools)
         side.run()
     assert (workspace / "calc.py").read_text().endswith(FIXED) and relay.ending.kind == Ending.TASK_COMPLETE
-    edit = recorded(run_dir)[2]
-    assert edit.tool_calls[0].name == "edit_file" and edit.observations[0].exit_code == 0
+    sent = [json.loads(item["arguments"])["cmd"] for items in side.replies for item in items
+            if item.get("name") == "exec_command" and EDIT_SCRIPT in item["arguments"]]
+    assert len(sent) == 1 and sent[0].startswith(f"python3 {EDIT_SCRIPT} ")
+    edit_step = recorded(run_dir)[2]
+    assert edit_step.tool_calls[0].name == "edit_file"
+    observed = edit_step.observations[0]
+    assert observed.exit_code == 0 and observed.output.startswith("edited calc.py at line ")  # edit_file's words
 
 
 def test_a_command_codex_leaves_running_is_polled_within_its_step(workspace, run_dir):  # noqa: F811
