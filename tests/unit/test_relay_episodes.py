@@ -11,8 +11,12 @@ import subprocess
 import pytest
 
 from impasse.agents.relay import STOP, Relay
+from impasse.analysis.metrics import annotate, compile_card
+from impasse.analysis.own_runs import to_trajectory
+from impasse.catalog.cards import Injected, load_cards
 from impasse.episode.records import Step
-from impasse.episode.rundir import RunDir, read_steps
+from impasse.episode.run_record import RunMeta
+from impasse.episode.rundir import RunDir, read_run, read_steps
 from impasse.models.scripted import Edit, Persistent, Playbook, ScriptedPolicy
 from impasse.vocabulary import Ending
 from tests.unit.relay_clients import ClaudeCode, Codex
@@ -134,3 +138,21 @@ def test_a_step_whose_results_never_come_back_is_kept_when_the_relay_closes(work
     steps = recorded(run_dir)
     assert len(steps) == 1 and steps[0].tool_calls[0].name == "bash" and steps[0].observations == []
     assert relay.ending is None
+
+
+@pytest.mark.parametrize(("agent", "client"), AGENTS)
+def test_the_annotator_reads_the_relays_run_as_its_own_and_finds_the_onset(agent, client, workspace, tmp_path):
+    """The run folder as the runner will leave it (meta.json first): read once by read_run, in the
+    normal form through own_runs, and t* at the step whose test run met the missing module."""
+    run = RunDir(tmp_path / "annotated")
+    run.start(RunMeta("r1", "scripted:oracle", "removed_dependency", "calc", agent=agent, budget=80))
+    with Relay(policy(MISSING), run, agent=agent, workdir=str(workspace)) as relay:
+        client(relay.socket_path, workspace).run()
+    record = read_run(run.path)
+    assert record.problems == [] and len(record.step_data) == 5
+    trajectory = to_trajectory(record)
+    assert [a.tool for s in trajectory.steps for a in s.actions] == ["bash", "bash", "edit_file", "bash",
+                                                                    "escalate_to_human"]
+    card = load_cards()["removed_dependency"]
+    row = annotate(trajectory, compile_card(card, Injected(python_packages=("missing_dep",)))).row
+    assert row.t_star == 4
