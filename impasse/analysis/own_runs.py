@@ -39,10 +39,16 @@ def to_trajectory(record: RunRecord) -> NTrajectory:
         except MISSHAPEN:
             record.problems.append(not_a_step(record.path, number))
     return NTrajectory(
-        run_id=meta.run_id, source="impasse", path=record.path, model=meta.model,
+        run_id=meta.run_id, source="impasse", path=record.path, model=who(meta),
         condition=meta.condition, task=meta.task, steps=steps,
         ending=result.ending.kind if result else Ending.UNKNOWN, outcome=result.outcome if result else None,
         resolved=result.resolved if result else None,
         blocker_active_at_end=result.blocker_active_at_end if result else None,
         integrity_ok=result.integrity_ok if result else None,
         injected=meta.injected, finished=result is not None, problems=record.problems)
+
+
+def who(meta) -> str:
+    """The model's label, behind the external agent that drove it (`claude-code@2.1.332/openai:gpt-5`):
+    every table and the report group an agent's runs apart from impasse's own loop's."""
+    return meta.model if meta.agent == "impasse" else f"{meta.agent}/{meta.model}"

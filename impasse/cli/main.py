@@ -18,7 +18,7 @@ from impasse.cli import onset as cli_onset
 from impasse.cli import tasks as cli_tasks
 from impasse.cli.common import console, dim, docker_client, fail, must_be_writable, must_exist
 from impasse.cli.common import out as stdout
-from impasse.cli.models import model_config_or_fail, preflight_or_fail
+from impasse.cli.models import install_or_fail, model_config_or_fail, preflight_or_fail
 from impasse.infra import engine
 from impasse.vocabulary import Duty, Gate
 
@@ -96,6 +96,8 @@ def run(
         None,
     history: Annotated[str, typer.Option(help="What of the conversation the model is sent: full, or last:N (the "
                                               "last N outputs whole, older ones elided).")] = "full",
+    agent: Annotated[str, typer.Option(help="Who works the task: impasse (its own loop), or an external agent at its "
+                                            "pin: claude-code[@2.1.332], codex[@0.171.0].")] = "impasse",
 ) -> None:
     """Run one episode: a task under a condition, driven by a model, then the harness's truth."""
     from impasse.infra.images import ImageBuildError
@@ -108,10 +110,11 @@ def run(
         raise fail(f"--report-duty {report_duty}: unknown; choose one of {', '.join(Duty)}", code=2)
     spec = RunSpec(model, condition, task, seed, budget, out, base_url, tool_timeout, gate=gate,
                    report_duty=report_duty, config=model_config_or_fail(model, model_arg or [], key_env, base_url),
-                   cost_limit=cost_limit, prices=prices, history=history)
+                   cost_limit=cost_limit, prices=prices, history=history, agent=agent)
     if prices:
         must_exist([prices], "price table")
     resolve_or_fail(spec)  # a bad card, task or model spec is refused before anything starts
+    install_or_fail([spec.agent])
     preflight_or_fail([spec.model_config], spec.model_timeout)
     must_be_writable(out, "--out", folder=True)
     api = docker_client()

@@ -3,7 +3,7 @@ line, checked, and the preflight that refuses a model that cannot work before an
 
 from __future__ import annotations
 
-from impasse.cli.common import fail
+from impasse.cli.common import console, fail
 
 
 def model_config_or_fail(spec: str, args: list[str], key_env: str | None, base_url: str | None):
@@ -23,3 +23,15 @@ def preflight_or_fail(configs, timeout: float) -> None:
     refusals = preflight(configs, timeout)
     if refusals:
         raise fail("\n".join(map(str, refusals)), code=2)
+
+
+def install_or_fail(agents: list[str]) -> None:
+    """Each external agent fetched, checked against its pins and cached before any container (a
+    cache hit once fetched): one that cannot be is one line naming it, exit 2."""
+    from impasse.agents.install import AgentInstallError, ensure_agent
+    from impasse.agents.pins import AgentSpecError
+    for agent in dict.fromkeys(agents):
+        try:
+            ensure_agent(agent, log=lambda m: console.print(f"[dim]{m}[/]", highlight=False))
+        except (AgentInstallError, AgentSpecError) as err:
+            raise fail(str(err), code=2) from None

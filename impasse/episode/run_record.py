@@ -43,6 +43,7 @@ class RunMeta(KeepsUnknownKeys):
     model_config: dict | None = None  # spec, settings, endpoint, key variable (never the key)
     cost_limit: float | None = None
     history: str = "full"  # what of the conversation the model was sent (episode/history.py)
+    agent: str = "impasse"  # who worked the task: impasse's own loop, or an external agent at its pin
     budget: int = 0
     gate: str = Gate.TOOL.value
     report_duty: str | None = None

@@ -183,26 +183,31 @@ class Containers:
 
 @contextlib.contextmanager
 def open_environment(api: docker.DockerClient, staged: ConditionImage, labels: dict[str, str],
-                     workspace_tar: bytes | None = None, volumes: dict | None = None) -> Iterator[LiveEnvironment]:
+                     workspace_tar: bytes | None = None, volumes: dict | None = None,
+                     tmpfs: dict | None = None) -> Iterator[LiveEnvironment]:
     """Bring the condition up. With `workspace_tar` (grading), the workspace is replaced by it and
-    the pristine tests are restored before the card's root setup runs. `volumes` (docker-py's form)
-    are mounted into the agent's container: an external agent's binaries and its own state."""
+    the pristine tests are restored before the card's root setup runs. `volumes` and `tmpfs`
+    (docker-py's forms) are mounted into the agent's container beside the card's own: an external
+    agent's binaries and its own state."""
     grading = workspace_tar is not None
     with contextlib.ExitStack() as stack:
         # A CPU burst: paced with the other runs' (busy_gate.py)
         with BUSY.held(Rank.GRADING if grading else Rank.START):
-            containers = start_containers(stack, api, staged, labels, grading, volumes)
+            containers = start_containers(stack, api, staged, labels, grading, volumes, tmpfs)
             env = set_up(containers, workspace_tar)
         yield env
 
 
 def start_containers(stack: contextlib.ExitStack, api: docker.DockerClient, staged: ConditionImage,
-                     labels: dict[str, str], grading: bool, volumes: dict | None = None) -> Containers:
+                     labels: dict[str, str], grading: bool, volumes: dict | None = None,
+                     tmpfs: dict | None = None) -> Containers:
     """The sidecars and the agent's container started; everything started is left on `stack` to be
     removed."""
     condition, image = staged.condition, staged.image
     labels = {"impasse.task": condition.task.id, "impasse.condition": condition.name, **labels}
     options, workspace_tmpfs = docker_run_options(condition)
+    if tmpfs:  # beside the card's own, never over them
+        options["tmpfs"] = {**tmpfs, **options.get("tmpfs", {})}
     if grading and options.get("read_only") and not workspace_tmpfs:
         # The grader must write the final workspace in, but a writable rootfs would give Python's
         # tempfile a fallback the episode did not have; so only /workspace becomes writable.

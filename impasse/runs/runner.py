@@ -7,12 +7,18 @@ from __future__ import annotations
 import platform
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import docker
 
 from impasse import __version__, defaults
+from impasse.agents.compat import check_agent
+from impasse.agents.external import ExternalAgent, Hooks
+from impasse.agents.install import ensure_agent
+from impasse.agents.pins import AgentSpec, Placement, parse_agent
 from impasse.catalog.cards import Card, get_card
 from impasse.catalog.conditions import Condition, make_condition
 from impasse.catalog.generated_tasks import find_task
@@ -59,6 +65,7 @@ class RunSpec:
     cost_limit: float | None = None  # USD; the run ends cost_exhausted once it has spent this much
     prices: Path | None = None  # a user's price table over the repo's
     history: str = "full"  # what of the conversation the model is sent: full, or last:N (episode/history.py)
+    agent: str = "impasse"  # who works the task: impasse's own loop, or a pinned external agent (claude-code, codex)
 
     @property
     def model_config(self) -> ModelConfig:
@@ -92,6 +99,7 @@ def resolve(spec: RunSpec) -> Condition:
                            f"{config.spec}: give one (--prices FILE, or `price:` in a matrix file)")
         History.parse(spec.history)
         card = get_card(spec.condition)
+        check_agent(parse_agent(spec.agent), spec.gate, spec.report_duty, card.id)
         task = find_task(spec.task) if spec.task else default_task(card)
         return make_condition(task, card)
     except (KeyError, ValueError) as err:
@@ -113,11 +121,14 @@ def run_id_for(spec: RunSpec, condition: Condition) -> str:
     no settings hashes as its spec alone, as before settings existed."""
     config = spec.model_config
     identity = (config.label,) if config.label == config.spec else (config.label, config.spec, config.settings.label)
-    elided = () if spec.history == "full" else (spec.history,)  # the default keeps the ids it had
+    # What defaults (the whole history, impasse's own loop) adds nothing: the ids it had are kept.
+    elided = () if spec.history == "full" else (spec.history,)
+    agent = () if spec.agent == "impasse" else (parse_agent(spec.agent).label,)
     digest = hash_text(*identity, condition.name, condition.task.id, str(spec.seed), str(spec.budget),
                        spec.gate, str(spec.report_duty), condition.card.content_hash,
-                       condition.task.content_hash, *elided)[:8]
-    return f"{model_slug(config.label)}__{condition.task.id}__{condition.name}__s{spec.seed}__{digest}"
+                       condition.task.content_hash, *elided, *agent)[:8]
+    who = model_slug(config.label) if not agent else f"{model_slug(agent[0])}__{model_slug(config.label)}"
+    return f"{who}__{condition.task.id}__{condition.name}__s{spec.seed}__{digest}"
 
 
 def scored_outcome(end: EpisodeEnd, truth: Truth | None, blocked: bool) -> Outcome:
@@ -144,7 +155,7 @@ def meta_for(spec: RunSpec, staged: ConditionImage, run_id: str, api) -> RunMeta
     config = spec.model_config
     return RunMeta(
         run_id=run_id, model=config.label, model_config=config.to_meta(), cost_limit=spec.cost_limit,
-        history=spec.history,
+        history=spec.history, agent=parse_agent(spec.agent).label,
         condition=condition.name, task=condition.task.id, seed=spec.seed,
         budget=spec.budget, gate=Gate(spec.gate), report_duty=spec.report_duty, tool_timeout=spec.tool_timeout,
         channel=spec.channel, harness_version=__version__, image=staged.image,
@@ -170,7 +181,8 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
     meter = CostMeter(price_of(spec))
     timings: dict[str, float] = {}
     clock = time.monotonic()
-    with open_environment(api, staged, labels) as env:
+    with external_agent(parse_agent(spec.agent), log) as external, open_environment(
+            api, staged, labels, **(external.mounts() if external else {})) as env:
         timings["start"] = round(time.monotonic() - clock, 3)
         injector = make_injector(condition, env.box, spec.seed)
         with agent_executor(env.box, injector, spec.tool_timeout, spec.channel) as executor:
@@ -181,12 +193,15 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
             else:
                 duty = spec.report_duty == Duty.STAGE
                 gold = GoldTracker(env) if duty or spec.gate == Gate.RUNTIME else None
+                prompt = task_prompt(condition.task.problem_statement, condition.task.project.test_command)
                 clock = time.monotonic()
-                agent = Agent(model, executor, run_dir,
-                              task_prompt(condition.task.problem_statement, condition.task.project.test_command),
-                              spec.budget, spec.gate, gold, duty, meter, spec.cost_limit, History.parse(spec.history))
                 with StandbyGrader(api, staged, labels) as standby:
-                    ending = agent.run()
+                    if external:
+                        ending = external.run(env.box, model, run_dir, prompt, spec.budget, agent_wall(spec),
+                                              Hooks(gold, executor.sensors, meter, spec.cost_limit))
+                    else:
+                        ending = Agent(model, executor, run_dir, prompt, spec.budget, spec.gate, gold, duty, meter,
+                                       spec.cost_limit, History.parse(spec.history)).run()
                     timings["steps"] = round(time.monotonic() - clock, 3)
                     injections = injector.log if injector else []
                     clock = time.monotonic()
@@ -195,6 +210,22 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
     outcome = scored_outcome(ending, truth, blocked=not condition.card.is_control)
     run_dir.finish(result_record(run_id, outcome, ending, truth, injections, in_place, timings, meter))
     return RunOutcome(run_id, run_dir.path, outcome, ending.step or 0, truth)
+
+
+@contextmanager
+def external_agent(agent: AgentSpec, log: Log) -> Iterator[ExternalAgent | None]:
+    """An agent that runs in the container, installed (a cache hit once fetched) with its plumbing
+    made before the container starts; None for impasse's own loop."""
+    if agent.agent.placement is not Placement.CONTAINER:
+        yield None
+        return
+    with ExternalAgent(ensure_agent(agent, log)) as external:
+        yield external
+
+
+def agent_wall(spec: RunSpec) -> int:
+    """How long an external agent may run at most: every step at its longest model call and command."""
+    return int(spec.budget * (spec.tool_timeout + spec.model_timeout))
 
 
 def result_record(run_id: str, outcome: Outcome, end: EpisodeEnd, truth: Truth | None, injections: list,

@@ -1,0 +1,168 @@
+"""One episode of an external agent (Claude Code, Codex) in the blocked container: the relay's
+socket folder and the agent's mounts made before the container starts; then, once the environment
+is up, the forwarder and the agent started as the agent user, the relay answering its model calls
+and writing steps.jsonl as the run goes, and the verdict read from the MCP server's log. The agent's
+own transcripts are kept in the run folder (`agent/`).
+
+The MCP log is the authority on a verdict; the relay's view of the calls it sent is the
+cross-check. A verdict the relay saw and the MCP server never got (the agent's own permission layer
+refused the call) is a harness error, never "did not escalate"."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from impasse.agents.install import InstalledAgent
+from impasse.agents.launch import ENVIRONMENT, LAUNCHES, MCP_LOG, RELAY_DIR, STATE, STDERR, prepare_command, run_command
+from impasse.agents.relay import Relay
+from impasse.episode.agent import EpisodeEnd
+from impasse.episode.records import Step
+from impasse.episode.rundir import RunDir
+from impasse.infra.sandbox import AGENT_USER, SandboxUnavailable
+from impasse.infra.sensors import Sensors
+from impasse.models import Model
+from impasse.vocabulary import TERMINAL_TOOLS, Ending
+
+STATE_SIZE = "512m"
+KEPT = (".jsonl", ".txt", ".log", ".json")  # the agent's transcripts and logs; not its sqlite state
+VERDICT_ARGUMENT = {Ending.ESCALATE_TO_HUMAN: "reason", Ending.TASK_COMPLETE: "summary"}
+
+
+@dataclass
+class Hooks:
+    """What the runner gives the episode: the runtime gold (frozen before each reply), the runtime
+    sensors (read after each step), the cost meter and its limit."""
+
+    gold: object | None = None
+    sensors: Sensors | None = None
+    meter: object | None = None
+    cost_limit: float | None = None
+
+
+class ExternalAgent:
+    def __init__(self, installed: InstalledAgent) -> None:
+        if installed.spec.name not in LAUNCHES:
+            raise ValueError(f"{installed.spec.label} does not run in the container")
+        self.installed = installed
+        self.relay_dir = tempfile.mkdtemp(prefix="impasse-relay-")  # short: a socket path has a length limit
+        Path(self.relay_dir).chmod(0o755)
+
+    @property
+    def name(self) -> str:
+        return self.installed.spec.name
+
+    def mounts(self) -> dict:
+        """open_environment's `volumes` and `tmpfs`: the agents' read-only folder, the relay's socket
+        folder, and the agent's own state on a tmpfs of its own (size-bound, so an agent cannot fill
+        the host's disk through it; the transcripts are copied out at the end)."""
+        return {"volumes": {**self.installed.volumes(), self.relay_dir: {"bind": RELAY_DIR, "mode": "rw"}},
+                "tmpfs": {STATE: f"rw,size={STATE_SIZE},uid=1000,gid=1000,mode=0700"}}
+
+    def close(self) -> None:
+        shutil.rmtree(self.relay_dir, ignore_errors=True)
+
+    def __enter__(self) -> ExternalAgent:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def run(self, box, model: Model, run_dir: RunDir, prompt: str, budget: int, wall: int,
+            hooks: Hooks) -> EpisodeEnd:
+        launch = LAUNCHES[self.name](self.installed.entry, prompt)
+        with Relay(model, run_dir, agent=self.name, budget=budget, socket_path=f"{self.relay_dir}/model.sock",
+                   between_steps=between_steps(hooks), on_step=None) as relay:
+            relay.clock.on_step = after_step(relay, hooks)
+            started = box.exec(f"{prepare_command()}\n{launch.setup}")
+            if started.exit_code != 0:
+                return EpisodeEnd(Ending.HARNESS_ERROR, f"the agent could not be set up: {started.output[-300:]}")
+            done = box.exec(run_command(launch), timeout=wall, environment=dict(ENVIRONMENT))
+        keep_transcripts(box, run_dir)
+        return verdict(relay, run_dir, done.exit_code, done.timed_out)
+
+
+def between_steps(hooks: Hooks):
+    """Before each reply exists: the runtime gold frozen for the stage duty and the runtime gate."""
+    if hooks.gold is None:
+        return None
+    return lambda index: hooks.gold.freeze()
+
+
+def after_step(relay: Relay, hooks: Hooks):
+    """As each step closes: the sensors' movement during it on its observations (as impasse's own
+    loop records them per call), the gold told what was seen, the cost counted against its limit."""
+    def closed(step: Step) -> None:
+        sensed = hooks.sensors.after_call() if hooks.sensors else None
+        for observation in step.observations:
+            observation.sensors = sensed
+        if hooks.gold is not None:
+            hooks.gold.observe(step.observations)
+        if hooks.meter is not None:
+            hooks.meter.add(step.usage)
+            spent = hooks.meter.usd
+            if hooks.cost_limit is not None and spent is not None and spent >= hooks.cost_limit:
+                relay.clock.end(Ending.COST_EXHAUSTED, f"${spent:.4f} spent, limit ${hooks.cost_limit:.4f}")
+    return closed
+
+
+def keep_transcripts(box, run_dir: RunDir) -> None:
+    """The agent's own logs and transcripts, flattened into the run folder's `agent/`."""
+    kept = run_dir.path / "agent"
+    kept.mkdir(exist_ok=True)
+    try:
+        # As the agent: the harness's root holds no capabilities and cannot read the agent's 0700 files.
+        data = box.read_tar(STATE, excludes=("./home/.cache", "./tmp"), user=AGENT_USER)
+    except SandboxUnavailable as err:  # a container gone at the end: the relay's record stands
+        (kept / "missing.txt").write_text(f"the agent's mount could not be read: {err}\n")
+        return
+    if not data:
+        (kept / "missing.txt").write_text("the agent's mount could not be read: an empty archive\n")
+        return
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        for member in archive.getmembers():
+            if member.isfile() and member.name.endswith(KEPT):
+                name = member.name.removeprefix("./").replace("/", "__")
+                (kept / name).write_bytes(archive.extractfile(member).read())
+
+
+def mcp_calls(run_dir: RunDir) -> list[dict]:
+    path = run_dir.path / "agent" / MCP_LOG.removeprefix(f"{STATE}/")
+    if not path.exists():
+        return []
+    calls = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            calls.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # a torn last line: the agent was stopped mid-write
+    return [c for c in calls if c.get("tool") in TERMINAL_TOOLS]
+
+
+def verdict(relay: Relay, run_dir: RunDir, exit_code: int | None, timed_out: bool) -> EpisodeEnd:
+    """How the episode ended: the MCP server's first verdict; else the relay's ending (the budget, a
+    failed model, the cost); else the agent's own stop, or its failure."""
+    calls = mcp_calls(run_dir)
+    seen = relay.ending
+    if calls:
+        kind = Ending(calls[0]["tool"])
+        message = str((calls[0].get("arguments") or {}).get(VERDICT_ARGUMENT[kind], ""))
+        return EpisodeEnd(kind, message, seen.step if seen else relay.steps)
+    if seen is not None and seen.kind in TERMINAL_TOOLS:
+        return EpisodeEnd(Ending.HARNESS_ERROR, f"the agent called {seen.kind} but impasse's MCP server never "
+                          f"got the call (refused by the agent's own permission layer?)", seen.step)
+    if seen is not None:
+        return seen
+    if timed_out:
+        return EpisodeEnd(Ending.HARNESS_ERROR, "the agent ran past its wall-clock limit", relay.steps)
+    if exit_code != 0:
+        stderr = (run_dir.path / "agent" / STDERR.removeprefix(f"{STATE}/"))
+        tail = stderr.read_text(errors="replace")[-300:] if stderr.exists() else ""
+        return EpisodeEnd(Ending.HARNESS_ERROR, f"the agent exited {exit_code}: {tail.strip()}", relay.steps)
+    return EpisodeEnd(Ending.STOPPED, "the agent stopped by itself, neither escalating nor claiming completion",
+                      relay.steps)
