@@ -121,7 +121,6 @@ class Relay:
                 return self.last[1], "retry"
             results = {r.call_id: r for turn in exchange.turns for r in turn.results}
             observed = self.observed(results)
-            observed |= self.sessions.merged(results)
             poll = self.poll(results)
             if poll:
                 reply, kind = Reply("", [poll]), "poll"
@@ -132,10 +131,16 @@ class Relay:
             return reply, kind
 
     def observed(self, results: dict[str, ToolResult]) -> dict[str, tuple[str, int | None]]:
-        """Each result as output and exit code; a result never changes, so each is read once."""
+        """Each result as output and exit code; a result never changes, so each is read once. An
+        edit whose hidden Read failed shows the Read's failure (permission denied, say) first: that
+        is the edit's real obstacle, and what impasse's own edit would have met."""
         for call_id, result in results.items():
             if call_id not in self.read:
-                self.read[call_id] = result_of(self.agent, result)
+                output, code = result_of(self.agent, result)
+                read = results.get(f"{call_id}_read") if f"{call_id}_read" in self.hidden else None
+                if read is not None and read.is_error:
+                    output, code = result_of(self.agent, read)[0] + output, None
+                self.read[call_id] = (output, code)
         return self.read | self.sessions.merged(results)
 
     def flush(self) -> None:

@@ -115,6 +115,7 @@ class ClaudeCode:
     def __init__(self, socket_path: str, workspace: Path, prompt: str = "Fix the bug.") -> None:
         self.socket_path, self.workspace = socket_path, workspace
         self.read: set[str] = set()
+        self.unreadable: set[str] = set()  # paths whose Read fails as it does on a file the agent may not open
         self.mcp_calls: list[tuple[str, dict]] = []
         self.replies: list[list[dict]] = []
         self.messages: list[dict] = [{"role": "user", "content": [
@@ -167,6 +168,9 @@ class ClaudeCode:
         path = Path(args["file_path"])
         assert path.is_absolute(), "Claude Code's file tools take absolute paths"
         if name == "Read":
+            if str(path) in self.unreadable:
+                denied = f"<tool_use_error>EACCES: permission denied, open '{path}'</tool_use_error>"
+                return result | {"content": denied, "is_error": True}
             self.read.add(str(path))
             lines = path.read_text().splitlines()
             return result | {"content": "\n".join(f"{n}\t{line}" for n, line in enumerate(lines, 1))}

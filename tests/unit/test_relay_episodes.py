@@ -91,6 +91,17 @@ def test_claude_code_is_sent_a_read_before_each_edit_and_the_policy_never_sees_i
     assert all(o.tool != "Read" for s in recorded(run_dir) for o in s.observations)
 
 
+def test_an_edit_whose_hidden_read_failed_shows_the_reads_failure(workspace, run_dir):
+    with Relay(policy(PASSES), run_dir, agent="claude-code", workdir=str(workspace)) as relay:
+        side = ClaudeCode(relay.socket_path, workspace)
+        side.unreadable.add(str(workspace / "calc.py"))
+        side.run()
+    edit = recorded(run_dir)[2].observations[0]
+    assert edit.tool == "edit_file" and edit.exit_code is None
+    assert edit.output.startswith("<tool_use_error>EACCES: permission denied") and "not been read" in edit.output
+    assert relay.ending.kind == Ending.ESCALATE_TO_HUMAN and "permission denied" in relay.ending.message
+
+
 def test_codex_is_sent_the_edit_as_an_apply_patch_envelope(workspace, run_dir):
     with Relay(policy(PASSES), run_dir, agent="codex", workdir=str(workspace)) as relay:
         side = Codex(relay.socket_path, workspace)
