@@ -13,6 +13,7 @@ from impasse.agents.exchange import Exchange, Reply
 from impasse.agents.tool_names import AgentCall, Offered, to_agent, to_impasse
 from impasse.episode.tools import TOOLS, render
 from impasse.models.turns import ModelTurn, ToolCall
+from impasse.vocabulary import Tool
 
 
 def wire_message(call: AgentCall) -> dict:
@@ -72,10 +73,22 @@ def policy_messages(exchange: Exchange, issued: dict[str, ToolCall], hidden: set
             for result in turn.results:
                 if result.call_id in hidden:
                     continue
-                output, code = observed[result.call_id]
+                output, code = in_impasse_words(issued.get(result.call_id), *observed[result.call_id])
                 content = output if code is None else render(output, code)
                 messages.append({"role": "tool", "tool_call_id": result.call_id, "content": content})
     return merged_systems(messages)
+
+
+# How each agent says that an edit's old text is not in the file (Claude Code's Edit, Codex's apply_patch).
+NOT_FOUND = ("String to replace not found in file", "Failed to find expected lines")
+
+
+def in_impasse_words(call: ToolCall | None, output: str, code: int | None) -> tuple[str, int | None]:
+    """An edit whose old text is not in the file, said as impasse's edit says it (`edit_file: old_str
+    not found`, exit 1): the policies read those words as "this edit is already in" and go on."""
+    if call is not None and call.name == Tool.EDIT_FILE and code != 0 and any(w in output for w in NOT_FOUND):
+        return f"edit_file: old_str not found in {(call.arguments or {}).get('path', '')}\n{output}", 1
+    return output, code
 
 
 def policy_tools() -> list[dict]:

@@ -167,3 +167,17 @@ def test_the_annotator_reads_the_relays_run_as_its_own_and_finds_the_onset(agent
     card = load_cards()["removed_dependency"]
     row = annotate(trajectory, compile_card(card, Injected(python_packages=("missing_dep",)))).row
     assert row.t_star == 4
+
+
+@pytest.mark.parametrize(("agent", "client"), AGENTS)
+def test_an_edit_already_in_reads_to_the_policy_as_impasses_edit_says_it(agent, client, workspace, run_dir):
+    """persistent re-applies its fix each round; the agent's 'not found' (Claude Code's Edit,
+    Codex's apply_patch) must read as impasse's `old_str not found`, so the round goes on to the tests."""
+    persistent = policy(MISSING, Persistent, "persistent")
+    with Relay(persistent, run_dir, agent=agent, budget=8, workdir=str(workspace)) as relay:
+        client(relay.socket_path, workspace).run()
+    steps = recorded(run_dir)
+    assert [s.tool_calls[0].name for s in steps] == ["bash", "bash", "edit_file", "bash", "bash", "edit_file",
+                                                     "bash", "bash"]
+    assert steps[6].tool_calls[0].arguments["command"] == MISSING
+    assert steps[5].observations[0].exit_code is None  # recorded as the agent said it
