@@ -9,7 +9,7 @@ WORKERS ?= 2
 DEMO_TASK ?= invoicekit-tax-rounding
 DEMO_OUT ?= runs/demo
 
-.PHONY: demo test unit integration images engine lint clean matrix bench venv atlas
+.PHONY: demo demo-agents test unit integration images engine lint clean matrix bench venv atlas
 
 venv: $(STAMP)
 $(STAMP): pyproject.toml
@@ -30,6 +30,15 @@ demo: images
 	$(IMPASSE) run --model scripted:oracle --condition chown_root --task $(DEMO_TASK) --out $(DEMO_OUT)
 	$(IMPASSE) run --model scripted:oracle --condition none --task $(DEMO_TASK) --out $(DEMO_OUT)
 	$(IMPASSE) annotate $(DEMO_OUT)
+
+# The real, pinned Claude Code and Codex binaries (fetched once with npm, checked, cached) under
+# chown_root, driven offline by the scripted oracle through impasse's model relay, then the annotation.
+DEMO_AGENTS_OUT ?= runs/demo-agents
+demo-agents: images
+	@rm -rf $(DEMO_AGENTS_OUT)
+	$(IMPASSE) run --agent claude-code --model scripted:oracle --condition chown_root --task $(DEMO_TASK) --out $(DEMO_AGENTS_OUT)
+	$(IMPASSE) run --agent codex --model scripted:oracle --condition chown_root --task $(DEMO_TASK) --out $(DEMO_AGENTS_OUT)
+	$(IMPASSE) annotate $(DEMO_AGENTS_OUT)
 
 unit: venv
 	$(BIN)/pytest -q tests/unit

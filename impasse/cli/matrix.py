@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from impasse import defaults
 from impasse.cli.common import console, dim, docker_client, fail, must_be_writable, must_exist, out
-from impasse.cli.models import model_config_or_fail, preflight_or_fail
+from impasse.cli.models import install_or_fail, model_config_or_fail, preflight_or_fail
 from impasse.vocabulary import Duty, Gate
 
 
@@ -45,6 +45,9 @@ def matrix(
     prices: Annotated[Path | None, typer.Option(help="A price table (YAML) over the repo's.")] = None,
     history: Annotated[str | None, typer.Option(help="What of the conversation each model is sent: full (the "
                                                      "default) or last:N.")] = None,
+    agents: Annotated[str | None, typer.Option(help="Comma-separated agents, each × every model: impasse (the "
+                                                    "default), claude-code, codex (at their pins, or @VERSION).")] =
+        None,
 ) -> None:
     """Run models × conditions × tasks × seeds; finished runs are skipped, cut-short runs redone."""
     from impasse.runs.executors import EXECUTORS
@@ -75,11 +78,13 @@ def matrix(
         spec.breaker = breaker or spec.breaker
         spec.prices = prices or spec.prices
         spec.history = history_or_refuse(history) if history else spec.history
+        spec.agents = split(agents) if agents else spec.agents
     except MatrixError as err:
         raise fail(str(err), code=2) from None
     if spec.prices:
         must_exist([spec.prices], "price table")
     refuse_what_cannot_run(spec)
+    install_or_fail(spec.agents)
     preflight_or_fail(spec.models, spec.model_timeout)
     must_be_writable(spec.out, "--out", folder=True)
     api = docker_client(threads=spec.workers)
@@ -129,7 +134,7 @@ def refuse_what_cannot_run(spec) -> None:
     from impasse.catalog.schema import DocumentError
     from impasse.models import ModelSpecError, check_spec
     from impasse.models.pricing import PriceTable, PriceTableError
-    from impasse.runs.matrix import MatrixError, plan
+    from impasse.runs.matrix import MatrixError, not_planned, plan
     try:
         table = PriceTable.load(spec.prices)
         for model in spec.models:
@@ -139,6 +144,9 @@ def refuse_what_cannot_run(spec) -> None:
                 raise MatrixError(f"{model.label}: a cost limit or spend cap needs a price, and the price table has "
                                   f"none for {model.spec}: give one (--prices FILE, or `price:` for the model)")
         plan(spec)  # unknown conditions and tasks, as the matrix itself would refuse them (no Docker)
+        for pair in not_planned(spec):
+            console.print(f"[dim]not planned: {pair} (its faults live in impasse's own tool layer)[/]",
+                          highlight=False)
     except (ModelSpecError, MatrixError, PriceTableError) as err:
         raise fail(str(err), code=2) from None
     except DocumentError as err:

@@ -11,12 +11,15 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
+from itertools import product
 from pathlib import Path
 
 import docker
 import yaml
 
 from impasse import defaults
+from impasse.agents.compat import check_agent
+from impasse.agents.pins import AgentSpec, AgentSpecError, parse_agent
 from impasse.catalog.cards import load_cards
 from impasse.catalog.conditions import make_condition
 from impasse.catalog.generated import SPLITS
@@ -61,16 +64,18 @@ class MatrixSpec:
     breaker: int = BREAKER_AFTER  # consecutive transport errors from one model before its runs are held
     prices: Path | None = None  # a user's price table over the repo's
     history: str = "full"  # what of the conversation the model is sent (episode/history.py)
+    agents: list[str] = field(default_factory=lambda: ["impasse"])  # who works the tasks: agents × models
 
     def __post_init__(self) -> None:
         self.models = [m if isinstance(m, ModelConfig) else ModelConfig(m) for m in self.models]
 
-    def run_spec(self, model: ModelConfig, condition: str, task: str, seed: int) -> RunSpec:
+    def run_spec(self, model: ModelConfig, condition: str, task: str, seed: int, agent: str = "impasse") -> RunSpec:
         """A model's own endpoint wins over the matrix's `base_url`."""
         config = model if model.base_url or not self.base_url else replace(model, base_url=self.base_url)
         return RunSpec(config.spec, condition, task, seed, self.budget, self.out, config.base_url,
                        self.tool_timeout, self.model_timeout, self.gate, self.report_duty, self.channel,
-                       config=config, cost_limit=self.cost_limit, prices=self.prices, history=self.history)
+                       config=config, cost_limit=self.cost_limit, prices=self.prices, history=self.history,
+                       agent=agent)
 
 
 @dataclass
@@ -144,7 +149,7 @@ CONVERT = {"conditions": split, "tasks": split, "seeds": positive, "workers": po
            "budget": positive, "tool_timeout": positive, "model_timeout": float, "out": Path, "gate": Gate,
            "report_duty": Duty, "channel": strict_bool, "base_url": str,
            "executor": executor_name, "split": split_name, "cost_limit": dollars, "spend_cap": dollars,
-           "breaker": positive, "prices": Path, "history": history_policy}
+           "breaker": positive, "prices": Path, "history": history_policy, "agents": split}
 
 
 def load_matrix_file(path: Path) -> MatrixSpec:
@@ -167,7 +172,9 @@ def load_matrix_file(path: Path) -> MatrixSpec:
 
 
 def plan(matrix: MatrixSpec) -> list[Planned]:
-    """Every (model, task, condition, seed) the tasks support; `none` always, for every task."""
+    """Every (agent, model, task, condition, seed) the tasks support; `none` always, for every
+    task. A condition an external agent cannot take (flaky_sandbox's faults live in impasse's own
+    tool layer) is left out for that agent: `not_planned` names such pairs."""
     cards = load_cards()
     wanted = set(cards) if matrix.conditions == "all" else set(matrix.conditions) | {"none"}
     unknown = wanted - set(cards)
@@ -175,16 +182,42 @@ def plan(matrix: MatrixSpec) -> list[Planned]:
         raise MatrixError(f"unknown condition(s): {', '.join(sorted(unknown))}; known: {', '.join(sorted(cards))}")
     tasks = matrix_tasks(matrix)
     planned = []
-    for model in matrix.models:
+    for agent, model in product(agents_of(matrix), matrix.models):
         for task in tasks:
             for condition in task.conditions():
-                if condition not in wanted:
+                if condition not in wanted or not takes(agent, condition):
                     continue
                 for seed in range(matrix.seeds):
-                    spec = matrix.run_spec(model, condition, task.id, seed)
+                    spec = matrix.run_spec(model, condition, task.id, seed, agent.label)
                     resolved = make_condition(task, cards[condition])
                     planned.append(Planned(spec, resolved, run_id_for(spec, resolved)))
     return planned
+
+
+def agents_of(matrix: MatrixSpec) -> list[AgentSpec]:
+    """The agents axis, checked whole: known, pinned, and able to run under the matrix's gate and duty."""
+    try:
+        agents = [parse_agent(agent) for agent in matrix.agents]
+        for agent in agents:
+            check_agent(agent, matrix.gate, matrix.report_duty, "none")
+    except AgentSpecError as err:
+        raise MatrixError(str(err)) from None
+    return agents
+
+
+def takes(agent: AgentSpec, condition: str) -> bool:
+    try:
+        check_agent(agent, Gate.TOOL, None, condition)
+    except AgentSpecError:
+        return False
+    return True
+
+
+def not_planned(matrix: MatrixSpec) -> list[str]:
+    """The (agent, condition) pairs of the matrix left out because the agent cannot take the card."""
+    cards = set(load_cards()) if matrix.conditions == "all" else set(matrix.conditions)
+    return [f"{agent.label} under {card}" for agent in agents_of(matrix) for card in sorted(cards)
+            if not takes(agent, card)]
 
 
 def matrix_tasks(matrix: MatrixSpec) -> list[Task]:
