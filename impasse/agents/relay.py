@@ -232,7 +232,8 @@ class Handler(BaseHTTPRequestHandler):
             send = functools.partial(self.send_error_body, wire or wire_anthropic, refused)
         entry["ms"] = round((time.monotonic() - started) * 1000, 3)
         self.server.relay.log(entry)
-        send()
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # an agent gone (timed out, stopped)
+            send()
         self.server.relay.flush()
 
     def answer(self, wire, path: str, body: bytes, entry: dict):
@@ -254,8 +255,9 @@ class Handler(BaseHTTPRequestHandler):
     def refuse_method(self) -> None:
         self.server.relay.log({"at": time.time(), "method": self.command, "path": self.path, "kind": "refused",
                                "status": 404})
-        self.send_error_body(wire_anthropic, Refused(404, "not_found_error", f"no such endpoint: {self.command} "
-                                                                            f"{self.path}"))
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.send_error_body(wire_anthropic, Refused(404, "not_found_error",
+                                                         f"no such endpoint: {self.command} {self.path}"))
 
     do_GET = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = refuse_method
 
@@ -270,7 +272,8 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
         chunks = (f"event: {kind}\ndata: {json.dumps(data)}\n\n" for kind, data in wire.events(reply, exchange.model))
-        self.write("".join(chunks).encode())
+        self.wfile.write("".join(chunks).encode())
+        self.wfile.flush()
         with contextlib.suppress(OSError):  # the stream's end, now: the agent need not wait for the step's write
             self.connection.shutdown(socket.SHUT_WR)
 
@@ -286,10 +289,5 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("content-length", str(len(body)))
         self.end_headers()
         if self.command != "HEAD":
-            self.write(body)
+            self.wfile.write(body)
 
-    def write(self, data: bytes) -> None:
-        """An agent stopped mid-reply (the episode ended) is no error of the relay's."""
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            self.wfile.write(data)
-            self.wfile.flush()

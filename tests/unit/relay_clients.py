@@ -29,6 +29,7 @@ class UnixConnection(http.client.HTTPConnection):
 
     def connect(self) -> None:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
         self.sock.connect(self.socket_path)
 
 

@@ -5,6 +5,7 @@ servers that speak the providers' wire formats) seeing the agent's tools unchang
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -20,6 +21,7 @@ from tests.unit.relay_clients import (
     CODEX_TOOLS,
     ClaudeCode,
     Codex,
+    UnixConnection,
     claude_blocks,
     request,
     responses_items,
@@ -266,3 +268,28 @@ def test_responses_items_come_back_in_order_with_the_reply_usage(run_dir, endpoi
     items, usage = responses_items(sse(data))
     assert [item["type"] for item in items] == ["message", "function_call"]
     assert usage["input_tokens"] == 10 and usage["output_tokens"] == 5 and usage["total_tokens"] == 15
+
+
+class Slow(Counting):
+    """The oracle, slower than the agent waits on its first answer."""
+
+    def complete(self, messages, tools):
+        if self.asked == 0:
+            time.sleep(0.6)
+        return super().complete(messages, tools)
+
+
+def test_a_retry_sent_while_the_model_is_still_answering_gets_that_answer_and_no_second_step(run_dir, tmp_path):
+    slow = Slow("oracle", Playbook((Edit("calc.py", "a\n", "b\n"),), "true", False), seed=0)
+    with Relay(slow, run_dir, agent="claude-code") as relay:
+        body = json.dumps(ClaudeCode(relay.socket_path, tmp_path).body()).encode()
+        impatient = UnixConnection(relay.socket_path)
+        impatient.timeout = 0.2
+        impatient.request("POST", "/v1/messages", body=body, headers=CLAUDE_HEADERS)
+        with pytest.raises(TimeoutError):
+            impatient.getresponse()
+        impatient.close()
+        status, _, data = request(relay.socket_path, "POST", "/v1/messages", body, CLAUDE_HEADERS)
+    assert status == 200 and claude_blocks(sse(data))[0][-1]["name"] == "Bash"
+    assert slow.asked == 1 and relay.steps == 1
+    assert sorted(entry["kind"] for entry in logged(run_dir)) == ["retry", "step"]
