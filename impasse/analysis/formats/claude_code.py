@@ -11,9 +11,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from impasse.analysis.formats.common import ImportProblem, edit_action, other_action, text_of
+from impasse.analysis.formats.common import (
+    ImportProblem,
+    edit_action,
+    other_action,
+    text_of,
+    verdict_action,
+    verdict_of,
+)
 from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
-from impasse.vocabulary import Ending, Tool
+from impasse.vocabulary import Tool
 
 SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code writes itself (API errors, interruptions)
 EXIT_LINE = re.compile(r"^Exit code (-?\d+)\b")  # how a failed Bash result begins
@@ -25,6 +32,8 @@ REJECTED = ("The user doesn't want to proceed with this tool use", "[Request int
 
 def claude_action(name: str, arguments) -> Action:
     args = arguments if isinstance(arguments, dict) else {"raw": arguments}
+    if verdict := verdict_action(name, args):
+        return verdict
     if name in ("Bash", "PowerShell"):
         return Action(Tool.BASH, command=str(args.get("command", "")))
     if name in ("Edit", "Write"):
@@ -109,5 +118,6 @@ def from_claude_code(records: list[dict], path: Path) -> NTrajectory:
     # a sub-agent's transcript shares its session's id; its own is `agentId`
     session = next((r.get("agentId") if r.get("isSidechain") and r.get("agentId") else r.get("sessionId")
                     for r in entries if r.get("sessionId")), None)
+    steps = claude_steps(entries)
     return NTrajectory(run_id=str(session or path.stem), source="claude-code", path=str(path), model=model,
-                       condition=None, task=path.stem, steps=claude_steps(entries), ending=Ending.UNKNOWN)
+                       condition=None, task=path.stem, steps=steps, ending=verdict_of(steps))

@@ -11,9 +11,17 @@ import re
 import shlex
 from pathlib import Path
 
-from impasse.analysis.formats.common import ImportProblem, edit_action, json_arguments, other_action, text_of
+from impasse.analysis.formats.common import (
+    ImportProblem,
+    edit_action,
+    json_arguments,
+    other_action,
+    text_of,
+    verdict_action,
+    verdict_of,
+)
 from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
-from impasse.vocabulary import Ending, Tool
+from impasse.vocabulary import Tool
 
 ITEM_TYPES = ("message", "reasoning", "function_call", "function_call_output", "local_shell_call",
               "custom_tool_call", "custom_tool_call_output")
@@ -70,6 +78,8 @@ def codex_actions(item: dict) -> list[Action]:
             return [Action(Tool.BASH, command=str(item.get("input", "")))]
         return [other_action(name, item.get("input"))]
     args = json_arguments(item.get("arguments"))
+    if verdict := verdict_action(name, args, str(item.get("namespace") or "")):
+        return [verdict]
     if name == "apply_patch":
         return patch_actions(str(args.get("input", args.get("patch", ""))))
     if name in SHELLS:
@@ -167,5 +177,6 @@ def from_codex(records: list[dict], path: Path) -> NTrajectory:
         or (records[0] if "instructions" in records[0] or "id" in records[0] else {})
     model = next((str(r["payload"]["model"]) for r in records if r.get("type") == "turn_context"
                   and isinstance(r.get("payload"), dict) and r["payload"].get("model")), "unknown")
+    steps = codex_steps(items)
     return NTrajectory(run_id=str(meta.get("id") or path.stem), source="codex", path=str(path), model=model,
-                       condition=None, task=path.stem, steps=codex_steps(items), ending=Ending.UNKNOWN)
+                       condition=None, task=path.stem, steps=steps, ending=verdict_of(steps))
