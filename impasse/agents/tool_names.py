@@ -91,7 +91,7 @@ def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str,
     if call.name == Tool.BASH:
         if agent == CLAUDE_CODE:
             return [AgentCall(call.id, "Bash", {"command": args.get("command", ""), "timeout": TOOL_TIMEOUT * 1000})]
-        return [exec_call(call.id, args.get("command", ""))]
+        return [codex_shell(call.id, args.get("command", ""), offered)]
     if call.name == Tool.EDIT_FILE:
         if agent == CLAUDE_CODE:
             return claude_edit(call, args, workdir)
@@ -101,6 +101,16 @@ def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str,
 
 def exec_call(call_id: str, command: str) -> AgentCall:
     return AgentCall(call_id, "exec_command", {"cmd": command, "yield_time_ms": EXEC_YIELD_MS})
+
+
+def codex_shell(call_id: str, command: str, offered: Offered) -> AgentCall:
+    """Codex's shell as the request offers it: unified exec (`exec_command`, 0.171.0's), else the
+    older `shell_command {command}` or `shell {command: argv}` of other model families."""
+    if "exec_command" not in offered.names and "shell_command" in offered.names:
+        return AgentCall(call_id, "shell_command", {"command": command, "timeout_ms": TOOL_TIMEOUT * 1000})
+    if "exec_command" not in offered.names and "shell" in offered.names:
+        return AgentCall(call_id, "shell", {"command": ["bash", "-lc", command], "timeout_ms": TOOL_TIMEOUT * 1000})
+    return exec_call(call_id, command)
 
 
 def claude_edit(call: ToolCall, args: dict, workdir: str) -> list[AgentCall]:
@@ -148,7 +158,7 @@ def codex_edit(call: ToolCall, args: dict, offered: Offered, edit_script: str) -
             return [AgentCall(call.id, "apply_patch", text=patch)]
         return [AgentCall(call.id, "apply_patch", {"input": patch})]
     payload = edit_payload({"path": path, "old_str": old, "new_str": new})
-    return [exec_call(call.id, f"python3 {shlex.quote(edit_script)} {payload}")]  # base64: shell-safe
+    return [codex_shell(call.id, f"python3 {shlex.quote(edit_script)} {payload}", offered)]  # base64: shell-safe
 
 
 def to_impasse(call: AgentCall) -> ToolCall:
@@ -158,8 +168,8 @@ def to_impasse(call: AgentCall) -> ToolCall:
     name = call.name.removeprefix(CLAUDE_MCP_PREFIX) if call.namespace is None else call.name
     if name in TERMINAL_ARGUMENT and (call.namespace in (None, CODEX_NAMESPACE)):
         mapped = (name, {TERMINAL_ARGUMENT[name]: str(args.get(TERMINAL_ARGUMENT[name], ""))})
-    elif call.name == "Bash" or call.name == "exec_command":
-        mapped = (Tool.BASH, {"command": str(args.get("command", args.get("cmd", "")))})
+    elif call.name in ("Bash", "exec_command", "shell_command", "shell"):
+        mapped = (Tool.BASH, {"command": shell_line(args.get("command", args.get("cmd", "")))})
     elif call.name == "Edit":
         mapped = (Tool.EDIT_FILE, {"path": str(args.get("file_path", "")), "old_str": str(args.get("old_string", "")),
                                    "new_str": str(args.get("new_string", ""))})
@@ -171,6 +181,14 @@ def to_impasse(call: AgentCall) -> ToolCall:
     else:
         return ToolCall(call.id, call.name, call.arguments, call.raw)
     return ToolCall(call.id, str(mapped[0]), mapped[1], call.raw)
+
+
+def shell_line(command) -> str:
+    """A command as one shell line: `["bash", "-lc", line]` is the line; another argv is joined."""
+    if isinstance(command, list):
+        argv = [str(a) for a in command]
+        return argv[2] if len(argv) == 3 and argv[1] in ("-lc", "-c") else shlex.join(argv)
+    return str(command)
 
 
 PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (.+)$", re.M)

@@ -122,3 +122,14 @@ def test_a_command_codex_leaves_running_is_polled_within_its_step(workspace, run
     polls = [item for items in side.replies for item in items if item.get("name") == "write_stdin"]
     assert polls and {json.loads(p["arguments"])["session_id"] for p in polls} <= set(side.sessions)
     assert all(p["call_id"].split("_poll")[0] in {"call_1", "call_2", "call_3", "call_4"} for p in polls)
+
+
+@pytest.mark.parametrize(("offered", "name", "arguments"), [
+    ({"exec_command", "shell"}, "exec_command", {"cmd": "ls -la", "yield_time_ms": 30000}),
+    ({"shell_command"}, "shell_command", {"command": "ls -la", "timeout_ms": 120000}),
+    ({"shell"}, "shell", {"command": ["bash", "-lc", "ls -la"], "timeout_ms": 120000}),
+])
+def test_codexs_shell_is_the_one_the_request_offers(offered, name, arguments):
+    call = to_agent(ToolCall("1", "bash", {"command": "ls -la"}), CODEX, Offered(offered), "/w")[0]
+    assert (call.name, call.arguments) == (name, arguments)
+    assert to_impasse(call).arguments == {"command": "ls -la"}
