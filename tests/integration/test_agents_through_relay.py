@@ -6,13 +6,13 @@ through the MCP server, whose log on the agent's state mount holds the verdict."
 from __future__ import annotations
 
 import json
-import shlex
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from impasse.agents.install import MOUNT_POINT, ensure_agent
+from impasse.agents.install import ensure_agent
+from impasse.agents.launch import ENVIRONMENT, LAUNCHES, MCP_LOG, RELAY_DIR, STATE, STDERR, prepare_command, run_command
 from impasse.agents.relay import Relay
 from impasse.episode.rundir import RunDir, read_steps
 from impasse.infra.sandbox import SandboxSpec, file_tar, open_sandbox
@@ -27,44 +27,7 @@ BUGGY = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n"
 PASSES = "python3 -c 'import calc; assert calc.add(2, 3) == 5'"
 MISSING = "python3 -c 'import calc, missing_dep'"
-RELAY_DIR, STATE, PORT = "/impasse-relay", "/agent-state", 8765
-# The agent's own files on its own mount, none under /tmp (see docs/agents.md)
-STATE_ENV = {"HOME": f"{STATE}/home", "CODEX_HOME": f"{STATE}/codex", "CLAUDE_CONFIG_DIR": f"{STATE}/claude",
-             "CLAUDE_CODE_TMPDIR": f"{STATE}/tmp"}
-MCP_LOG = f"{STATE}/mcp_calls.jsonl"
-MCP_ARGS = ["-I", "-S", f"{MOUNT_POINT}/impasse_mcp.py"]
 PROMPT = "Fix the failing test in /workspace."
-
-
-def claude_code_launch(entry: str) -> tuple[str, str]:
-    """The MCP config, and the command: offline (no nonessential traffic), MCP tools offered up front."""
-    config = {"mcpServers": {"impasse": {"type": "stdio", "command": "python3", "args": MCP_ARGS,
-                                         "env": {"IMPASSE_MCP_LOG": MCP_LOG}}}}
-    write = f"printf '%s' {shlex.quote(json.dumps(config))} > {STATE}/mcp.json"
-    run = (f"ANTHROPIC_BASE_URL=http://127.0.0.1:{PORT} ANTHROPIC_API_KEY=sk-ant-none "
-           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 ENABLE_TOOL_SEARCH=false "
-           f"{entry} -p {shlex.quote(PROMPT)} --model scripted --output-format stream-json --verbose "
-           f"--mcp-config {STATE}/mcp.json --strict-mcp-config --dangerously-skip-permissions")
-    return write, run
-
-
-def codex_launch(entry: str) -> tuple[str, str]:
-    """config.toml: the relay as a Responses provider, no sandbox of its own (the container is one), no
-    web search (a provider-side tool the relay refuses), the MCP server's calls approved."""
-    config = "\n".join([
-        'model = "scripted"', 'model_provider = "relay"', 'approval_policy = "never"',
-        'sandbox_mode = "danger-full-access"', 'web_search = "disabled"',
-        "[model_providers.relay]", 'name = "relay"', f'base_url = "http://127.0.0.1:{PORT}/v1"',
-        'wire_api = "responses"', 'env_key = "OPENAI_API_KEY"',
-        "[mcp_servers.impasse]", 'command = "python3"', f"args = {json.dumps(MCP_ARGS)}",
-        f'env = {{ IMPASSE_MCP_LOG = "{MCP_LOG}" }}', 'default_tools_approval_mode = "approve"', ""])
-    write = f"printf '%s' {shlex.quote(config)} > {STATE}/codex/config.toml"
-    run = (f"OPENAI_API_KEY=none {entry} exec --skip-git-repo-check --json -c analytics.enabled=false "
-           f"--disable plugins {shlex.quote(PROMPT)}")
-    return write, run
-
-
-LAUNCH = {"claude-code": claude_code_launch, "codex": codex_launch}
 TEST = "import calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n"
 COMMIT = "git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm init"
 
@@ -74,6 +37,7 @@ def oracle(test_command: str) -> ScriptedPolicy:
 
 
 def episode(api, image: str, agent: str, policy: ScriptedPolicy, tmp_path: Path) -> dict:
+    """The agent started as a run starts it (impasse.agents.launch), in a container of the base image."""
     installed = ensure_agent(agent)
     run_dir = RunDir(tmp_path / "run")
     run_dir.path.mkdir()
@@ -89,17 +53,13 @@ def episode(api, image: str, agent: str, policy: ScriptedPolicy, tmp_path: Path)
                 box.write_tar("/workspace", file_tar("calc.py", "VERSION = 1\n\n" + BUGGY))
                 box.write_tar("/workspace", file_tar("tests/test_calc.py", TEST))
                 assert box.exec(COMMIT).exit_code == 0
-                assert box.exec(f"mkdir -p {' '.join(STATE_ENV.values())}").exit_code == 0
-                box.exec(f"python3 -I -S {MOUNT_POINT}/model_forwarder.py --port {PORT} "
-                         f"--socket {RELAY_DIR}/model.sock > {STATE}/forwarder.log 2>&1 &")
-                write, run = LAUNCH[agent](installed.entry)
-                assert box.exec(write).exit_code == 0
-                done = box.exec(f"{run} </dev/null > {STATE}/transcript.jsonl 2> {STATE}/stderr.txt", timeout=300,
-                                environment=STATE_ENV)
+                launch = LAUNCHES[agent](installed.entry, PROMPT)
+                assert box.exec(f"{prepare_command()}\n{launch.setup}").exit_code == 0
+                done = box.exec(run_command(launch), timeout=300, environment=dict(ENVIRONMENT))
                 facts = {"exit": done.exit_code, "interfaces": box.exec("ls /sys/class/net").output.split(),
                          "calc": box.exec("cat calc.py").output,
                          "mcp": [json.loads(line) for line in box.exec(f"cat {MCP_LOG}").output.splitlines()],
-                         "stderr": box.exec(f"tail -c 2000 {STATE}/stderr.txt").output}
+                         "stderr": box.exec(f"tail -c 2000 {STDERR}").output}
     assert labelled(api, run_id) == []
     steps, problems = read_steps(run_dir.steps)
     assert problems == []
