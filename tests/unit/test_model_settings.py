@@ -9,26 +9,13 @@ from impasse.hashing import hash_text
 from impasse.models import ModelSpecError, make_model
 from impasse.models.config import ModelConfig, ModelSettings, config_from_entry, settings_from_args
 from impasse.models.turns import ModelTurn
-from tests.integration.endpoints import Script, anthropic_tool_use, openai_tool_call, serve
+from tests.integration.endpoints import anthropic_tool_use, openai_tool_call
 
 TOOLS = [{"type": "function", "function": {"name": "bash", "description": "run",
                                              "parameters": {"type": "object", "properties": {}}}}]
 MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "fix it"}]
 
 
-@pytest.fixture
-def endpoint(monkeypatch):
-    monkeypatch.setenv("IMPASSE_MODEL_ATTEMPTS", "1")
-    servers = []
-
-    def start(replies):
-        script = Script(replies)
-        server, url = serve(script)
-        servers.append(server)
-        return script, url
-    yield start
-    for server in servers:
-        server.shutdown()
 
 
 def test_model_args_parse_and_type_each_setting():

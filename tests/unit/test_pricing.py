@@ -11,7 +11,7 @@ import pytest
 from impasse.models import make_model
 from impasse.models.pricing import SCRIPTED, CostMeter, Price, PriceTable, PriceTableError, cost_of
 from impasse.models.turns import usage
-from tests.integration.endpoints import Script, anthropic_tool_use, openai_tool_call, serve
+from tests.integration.endpoints import anthropic_tool_use, openai_tool_call
 
 # The models docs/models.md promises a price for (dated snapshots are matched to these).
 COVERED = ("openai:gpt-5", "openai:gpt-5-mini", "openai:gpt-5-nano", "openai:gpt-4.1", "openai:gpt-4.1-mini",
@@ -155,18 +155,6 @@ TOOLS = [{"type": "function", "function": {"name": "bash", "description": "run",
 MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "fix it"}]
 
 
-@pytest.fixture
-def endpoint(monkeypatch):
-    monkeypatch.setenv("IMPASSE_MODEL_ATTEMPTS", "1")
-    servers = []
-
-    def start(replies):
-        server, url = serve(Script(replies))
-        servers.append(server)
-        return url
-    yield start
-    for server in servers:
-        server.shutdown()
 
 
 def with_usage(reply: dict, reported: dict) -> dict:
@@ -181,7 +169,7 @@ def test_anthropic_usage_as_the_api_reports_it_is_billed_to_the_cent(endpoint, t
                  "output_tokens": 1_500},
                 {"input_tokens": 2_800, "cache_creation_input_tokens": 1_000, "cache_read_input_tokens": 11_200,
                  "output_tokens": 2_000}]
-    url = endpoint([with_usage(anthropic_tool_use("bash", {"command": "ls"}), u) for u in reported])
+    _, url = endpoint([with_usage(anthropic_tool_use("bash", {"command": "ls"}), u) for u in reported])
     model = make_model("anthropic:claude-sonnet-4-6", base_url=url)
     meter = CostMeter(table.price("anthropic:claude-sonnet-4-6"))  # $3 / $3.75 / $0.30 / $15, as 4.5
     for _ in reported:
@@ -196,7 +184,7 @@ def test_openai_usage_as_the_api_reports_it_is_billed_to_the_cent(endpoint, tabl
     reported = {"prompt_tokens": 50_000, "completion_tokens": 2_000, "total_tokens": 52_000,
                 "prompt_tokens_details": {"cached_tokens": 40_000},
                 "completion_tokens_details": {"reasoning_tokens": 1_500}}
-    url = endpoint([with_usage(openai_tool_call("bash", '{"command": "ls"}'), reported)] * 4 + [
+    _, url = endpoint([with_usage(openai_tool_call("bash", '{"command": "ls"}'), reported)] * 4 + [
         with_usage(openai_tool_call("bash", '{"command": "ls"}'), None)])
     model = make_model("openai:gpt-5-mini", base_url=url)
     meter = CostMeter(table.price("openai:gpt-5-mini"))

@@ -14,7 +14,7 @@ from impasse.episode.rundir import RunDir, read_steps
 from impasse.models import make_model
 from impasse.models.scripted import Edit, Playbook, ScriptedPolicy
 from impasse.vocabulary import Ending
-from tests.integration.endpoints import Script, anthropic_tool_use, openai_tool_call, serve
+from tests.integration.endpoints import anthropic_tool_use, openai_tool_call
 from tests.unit.relay_clients import (
     CLAUDE_HEADERS,
     CODEX_HEADERS,
@@ -52,25 +52,14 @@ def policy():
     return Counting("oracle", Playbook((Edit("calc.py", "a\n", "b\n"),), "true", False), seed=0)
 
 
-@pytest.fixture
-def endpoint(monkeypatch):
-    monkeypatch.setenv("IMPASSE_MODEL_ATTEMPTS", "1")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    servers = []
-
-    def start(replies):
-        script = Script(replies)
-        server, url = serve(script)
-        servers.append(server)
-        return script, url
-    yield start
-    for server in servers:
-        server.shutdown()
-
-
 def logged(run: RunDir) -> list[dict]:
     return [json.loads(line) for line in (run.path / "relay.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
 def test_anything_but_a_model_call_is_not_found(run_dir, policy, tmp_path):
