@@ -85,8 +85,8 @@ def test_a_context_overflow_ends_the_run_as_context_exhausted_and_is_scored(api,
     first = {"tools": TOOLS, "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content":
              task_prompt(task.problem_statement, task.project.test_command)}]}
     prompt = tokens_of(chat_blocks(first))  # the fake's own count of the first request
-    script = [tool_call("bash", {"command": "touch invoicekit/render.py"}), tool_call("bash", {"command": "seq 1 4000"}),
-              ESCALATE]
+    script = [tool_call("bash", {"command": "touch invoicekit/render.py"}),
+              tool_call("bash", {"command": "seq 1 4000"}), ESCALATE]
     with FakeProvider(script, Rules(context_window=prompt + 1500)) as provider:
         result = execute(api, RunSpec("openai:gpt-4o", "chown_root", TASK, out=tmp_path, base_url=provider.base_url))
     assert result.outcome == Outcome.CONTEXT_EXHAUSTED and result.steps == 2
