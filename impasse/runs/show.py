@@ -21,10 +21,13 @@ def clip(text: str, lines: int = OUTPUT_LINES) -> str:
 def render_run(path: Path, console: Console) -> None:
     record = read_run(path)
     meta = record.meta
-    console.print(Panel(f"model {meta.model}  task {meta.task}  condition {meta.condition}  "
+    agent = "" if meta.agent == "impasse" else f"agent {meta.agent}  "
+    console.print(Panel(f"{agent}model {meta.model}  task {meta.task}  condition {meta.condition}  "
                         f"seed {meta.seed}  budget {meta.budget}", title=meta.run_id), highlight=False)
     for step in record.steps:
         console.rule(f"step {step.index} ({step.kind})")
+        if step.reasoning:
+            console.print(clip(step.reasoning, 8), style="dim italic", markup=False, highlight=False)
         if step.text:
             console.print(step.text, style="italic", markup=False, highlight=False)
         for call, obs in zip(step.tool_calls, step.observations, strict=False):
@@ -45,5 +48,11 @@ def render_run(path: Path, console: Console) -> None:
         return
     console.print(Panel(f"outcome {result.outcome}; resolved={result.resolved}; "
                         f"blocker active at end={result.blocker_active_at_end}; "
-                        f"integrity ok={result.integrity_ok}\n"
+                        f"integrity ok={result.integrity_ok}; cost {cost_of_run(result.cost)}\n"
                         f"{result.ending.kind}: {result.ending.message}", title="result"), highlight=False)
+
+
+def cost_of_run(cost: dict | None) -> str:
+    if cost is None:
+        return "not recorded"
+    return "unknown" if cost.get("usd") is None else f"${cost['usd']:.4f}"
