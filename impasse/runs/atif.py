@@ -21,8 +21,9 @@ def iso(ts: float | None) -> str | None:
 def tokens(usage: dict) -> dict:
     """Prompt and completion tokens, also from runs recorded before every adapter used one set of
     keys (Anthropic's were input_tokens / output_tokens)."""
-    return {"prompt_tokens": usage.get("prompt_tokens", usage.get("input_tokens")),
-            "completion_tokens": usage.get("completion_tokens", usage.get("output_tokens"))}
+    counted = {"prompt_tokens": usage.get("prompt_tokens", usage.get("input_tokens")),
+               "completion_tokens": usage.get("completion_tokens", usage.get("output_tokens"))}
+    return counted | ({"cached_tokens": usage["cached_tokens"]} if "cached_tokens" in usage else {})
 
 
 def agent_step(step: Step, number: int, model: str) -> dict:
@@ -35,6 +36,8 @@ def agent_step(step: Step, number: int, model: str) -> dict:
                for o in step.observations]
     entry = {"step_id": number, "timestamp": iso(step.started_at), "source": "agent", "model_name": model,
              "message": step.text or "", "extra": {"impasse_step": step.index, "kind": step.kind}}
+    if step.reasoning:
+        entry["reasoning_content"] = step.reasoning
     if calls:
         entry["tool_calls"] = calls
         entry["observation"] = {"results": results}
@@ -50,9 +53,10 @@ def to_atif(path: Path) -> dict:
     atif_steps += [agent_step(s, i + 2, meta.model) for i, s in enumerate(record.steps)]
     return {
         "schema_version": SCHEMA_VERSION, "session_id": meta.run_id,
-        "agent": {"name": "impasse", "version": __version__, "model_name": meta.model},
+        "agent": {"name": "impasse", "version": __version__, "model_name": meta.model,
+                  **({"extra": {"external_agent": meta.agent}} if meta.agent != "impasse" else {})},
         "steps": atif_steps,
-        "final_metrics": {"total_steps": len(record.steps)},
+        "final_metrics": {"total_steps": len(record.steps), **total_cost(result)},
         "extra": {"impasse": {"condition": meta.condition, "task": meta.task, "seed": meta.seed,
                               "outcome": result.outcome if result else None,
                               "ending": result.ending.kind if result else None,
@@ -61,6 +65,12 @@ def to_atif(path: Path) -> dict:
                               "integrity_ok": result.integrity_ok if result else None,
                               "meta": meta.to_dict()}},
     }
+
+
+def total_cost(result) -> dict:
+    """ATIF's total_cost_usd where the run's cost is known; left out, never 0, where it is not."""
+    usd = ((result.cost or {}).get("usd") if result else None)
+    return {} if usd is None else {"total_cost_usd": usd}
 
 
 def export_run(path: Path, out_dir: Path | None = None) -> Path:
