@@ -37,12 +37,14 @@ VERDICT_ARGUMENT = {Ending.ESCALATE_TO_HUMAN: "reason", Ending.TASK_COMPLETE: "s
 @dataclass
 class Hooks:
     """What the runner gives the episode: the runtime gold (frozen before each reply), the runtime
-    sensors (read after each step), the cost meter and its limit."""
+    sensors (read after each step), the cost meter and its limit, and impasse's executor (an agent
+    on the host runs its commands through it)."""
 
     gold: object | None = None
     sensors: Sensors | None = None
     meter: object | None = None
     cost_limit: float | None = None
+    executor: object | None = None
 
 
 class ExternalAgent:
@@ -98,9 +100,10 @@ def after_step(relay: Relay, hooks: Hooks):
     """As each step closes: the sensors' movement during it on its observations (as impasse's own
     loop records them per call), the gold told what was seen, the cost counted against its limit."""
     def closed(step: Step) -> None:
-        sensed = hooks.sensors.after_call() if hooks.sensors else None
-        for observation in step.observations:
-            observation.sensors = sensed
+        if hooks.sensors:  # without them, the observations keep what they carry
+            sensed = hooks.sensors.after_call()
+            for observation in step.observations:
+                observation.sensors = sensed
         if hooks.gold is not None:
             hooks.gold.observe(step.observations)
         if hooks.meter is not None:

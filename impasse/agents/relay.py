@@ -193,6 +193,10 @@ class Relay:
             raise Refused(500, "api_error", f"the model failed: {err}") from None
         return Reply(turn.text, [], turn.usage)
 
+    def wire_for(self, path: str):
+        """The wire module a path is served by (None: not found)."""
+        return wire_anthropic if path.startswith("/v1/messages") else WIRES.get(path)
+
     def log(self, entry: dict) -> None:
         with (self.run_dir.path / "relay.jsonl").open("a", encoding="utf-8") as out:
             out.write(json.dumps(entry, ensure_ascii=False) + "\n")
@@ -218,7 +222,7 @@ class Handler(BaseHTTPRequestHandler):
         started = time.monotonic()
         path = self.path.split("?", 1)[0].rstrip("/")
         body = self.rfile.read(int(self.headers.get("content-length") or 0))
-        wire = wire_anthropic if path.startswith("/v1/messages") else WIRES.get(path)
+        wire = self.server.relay.wire_for(path)
         entry = {"at": time.time(), "method": "POST", "path": self.path}
         refused = None
         try:

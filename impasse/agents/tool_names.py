@@ -16,13 +16,14 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from impasse.agents.mini_tools import MINI_TOOL, command_verdict, mini_command, mini_output
 from impasse.defaults import TOOL_TIMEOUT
 from impasse.episode.tools import EDIT_SCRIPT, edit_payload
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Tool
 
-CLAUDE_CODE, CODEX = "claude-code", "codex"
-AGENTS = (CLAUDE_CODE, CODEX)
+CLAUDE_CODE, CODEX, MINI = "claude-code", "codex", "mini-swe-agent"
+AGENTS = (CLAUDE_CODE, CODEX, MINI)
 MCP_SERVER = "impasse"
 CLAUDE_MCP_PREFIX = f"mcp__{MCP_SERVER}__"  # Claude Code: mcp__<server>__<tool>
 CODEX_NAMESPACE = f"mcp__{MCP_SERVER}"  # Codex: a `namespace` tool group, the call carries it
@@ -84,6 +85,8 @@ def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str,
     """A policy's call as the agent's call(s), with the policy's call id (a hidden helper gets its own).
     `edit_script` is impasse's edit script where the agent runs (the container's /opt/impasse)."""
     args = call.arguments or {}
+    if agent == MINI:  # one tool: every call is a command (a verdict is its sentinel)
+        return [AgentCall(call.id, MINI_TOOL, {"command": mini_command(call, edit_script)})]
     if call.name in TERMINAL_ARGUMENT:
         if agent == CLAUDE_CODE:
             return [AgentCall(call.id, CLAUDE_MCP_PREFIX + call.name, dict(args))]
@@ -168,6 +171,9 @@ def to_impasse(call: AgentCall) -> ToolCall:
     name = call.name.removeprefix(CLAUDE_MCP_PREFIX) if call.namespace is None else call.name
     if name in TERMINAL_ARGUMENT and (call.namespace in (None, CODEX_NAMESPACE)):
         mapped = (name, {TERMINAL_ARGUMENT[name]: str(args.get(TERMINAL_ARGUMENT[name], ""))})
+    elif call.name == MINI_TOOL and command_verdict(str(args.get("command", ""))):  # mini-swe-agent's sentinel
+        tool, text = command_verdict(str(args.get("command", "")))
+        mapped = (tool, {TERMINAL_ARGUMENT[tool]: text})
     elif call.name in ("Bash", "exec_command", "shell_command", "shell"):
         mapped = (Tool.BASH, {"command": shell_line(args.get("command", args.get("cmd", "")))})
     elif call.name == "Edit":
@@ -215,6 +221,8 @@ def result_of(agent: str, result: ToolResult) -> tuple[str, int | None]:
     """An agent's tool result as (output, exit code): the code where the agent says it, else 0 for
     a call the agent reports as succeeded and None (failed, status unknown) for one it reports as
     failed. Claude Code's reminders appended to results are the agent's, not the command's."""
+    if agent == MINI:
+        return mini_output(result.text)
     if agent == CLAUDE_CODE:
         text = REMINDER.sub("\n", result.text).strip("\n") + ("\n" if result.text.strip() else "")
         if not result.is_error:

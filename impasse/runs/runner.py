@@ -18,6 +18,7 @@ from impasse import __version__, defaults
 from impasse.agents.compat import check_agent
 from impasse.agents.external import ExternalAgent, Hooks
 from impasse.agents.install import ensure_agent
+from impasse.agents.mini import MiniAgent
 from impasse.agents.pins import AgentSpec, Placement, parse_agent
 from impasse.catalog.cards import Card, get_card
 from impasse.catalog.conditions import Condition, make_condition
@@ -198,7 +199,7 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
                 with StandbyGrader(api, staged, labels) as standby:
                     if external:
                         ending = external.run(env.box, model, run_dir, prompt, spec.budget, agent_wall(spec),
-                                              Hooks(gold, executor.sensors, meter, spec.cost_limit))
+                                              Hooks(gold, executor.sensors, meter, spec.cost_limit, executor))
                     else:
                         ending = Agent(model, executor, run_dir, prompt, spec.budget, spec.gate, gold, duty, meter,
                                        spec.cost_limit, History.parse(spec.history)).run()
@@ -213,9 +214,14 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
 
 
 @contextmanager
-def external_agent(agent: AgentSpec, log: Log) -> Iterator[ExternalAgent | None]:
+def external_agent(agent: AgentSpec, log: Log) -> Iterator[ExternalAgent | MiniAgent | None]:
     """An agent that runs in the container, installed (a cache hit once fetched) with its plumbing
-    made before the container starts; None for impasse's own loop."""
+    made before the container starts; mini-swe-agent, checked at its pin, on the host; None for
+    impasse's own loop."""
+    if agent.agent.placement is Placement.HOST:
+        with MiniAgent(ensure_agent(agent, log)) as mini:
+            yield mini
+        return
     if agent.agent.placement is not Placement.CONTAINER:
         yield None
         return

@@ -11,6 +11,7 @@ from impasse.analysis.normal_form import ASK, COMMAND, LIST, OTHER, READ, WRITE,
 from impasse.vocabulary import Ending, Tool
 
 COMPLETE_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
+ESCALATE_MARKERS = ("IMPASSE_ESCALATE_TO_HUMAN",)  # impasse's escalation sentinel for mini-swe-agent
 BASH_BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.S)
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
 
@@ -92,6 +93,8 @@ def text_of(content) -> str:
 def bash_action(command: str) -> Action:
     if any(marker in command for marker in COMPLETE_MARKERS):
         return Action(Tool.TASK_COMPLETE, command=command, message=command, kind=COMMAND)
+    if any(marker in command for marker in ESCALATE_MARKERS):
+        return Action(Tool.ESCALATE_TO_HUMAN, command=command, message=command, kind=COMMAND)
     return Action(Tool.BASH, command=command)
 
 

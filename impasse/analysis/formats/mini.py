@@ -16,7 +16,8 @@ from impasse.vocabulary import Ending
 
 RETURNCODE = re.compile(r"<returncode>(-?\d+)</returncode>")
 OUTPUT = re.compile(r"<output(?:_head|_tail)?>\n?(.*?)</output(?:_head|_tail)?>", re.S)
-MINI_ENDINGS = {"Submitted": Ending.TASK_COMPLETE, "LimitsExceeded": Ending.BUDGET_EXHAUSTED,
+MINI_ENDINGS = {"Submitted": Ending.TASK_COMPLETE, "Escalated": Ending.ESCALATE_TO_HUMAN,
+                "LimitsExceeded": Ending.BUDGET_EXHAUSTED,
                 "TimeExceeded": Ending.BUDGET_EXHAUSTED, "RepeatedFormatError": Ending.HARNESS_ERROR}
 
 

@@ -1,0 +1,85 @@
+"""The OpenAI Chat Completions wire (`POST /v1/chat/completions`), as mini-swe-agent 2.4.6 speaks
+it through litellm: the whole conversation in `messages` on every call (system, user, assistant
+with `tool_calls`, `tool` results by `tool_call_id`), one function tool (`bash`), no streaming.
+The reply is a `chat.completion` object.
+
+Refused: a streamed request (mini never asks for one, and an answer in another shape would only
+fail later), and the provider-side tools Chat Completions has — `web_search_options` (the search
+models' web search) and any tool whose type is not `function`."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+
+from impasse.agents.exchange import Exchange, Reply, Turn, WireError, function_tool, text_of
+from impasse.agents.tool_names import AgentCall, Offered, ToolResult
+from impasse.agents.wire_responses import error  # the same OpenAI error body
+
+__all__ = ["error", "read_request", "reply_body"]
+
+
+def refused_tools(body: dict) -> list[str]:
+    refused = ["web_search_options"] if body.get("web_search_options") is not None else []
+    return refused + [str(tool.get("type")) for tool in body.get("tools") or [] if tool.get("type") != "function"]
+
+
+def read_request(body: dict) -> Exchange:
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise WireError("messages: field required (a non-empty list)")
+    if body.get("stream"):
+        raise WireError("stream: the relay answers chat completions whole; leave `stream` unset")
+    turns: list[Turn] = []
+    for message in messages:
+        if not isinstance(message, dict):
+            raise WireError("messages: each message is an object")
+        read_message(message, turns)
+    tools, offered = read_tools(body.get("tools") or [])
+    return Exchange("chat", str(body.get("model", "")), False, turns, tools, offered, refused_tools(body))
+
+
+def read_message(message: dict, turns: list[Turn]) -> None:
+    role = message.get("role")
+    if role == "assistant":
+        calls = [call_of(call) for call in message.get("tool_calls") or []]
+        turns.append(Turn("assistant", text_of(message.get("content")), calls))
+    elif role == "tool":
+        if not turns or turns[-1].role != "results":
+            turns.append(Turn("results"))
+        turns[-1].results.append(ToolResult(str(message.get("tool_call_id")), text_of(message.get("content"))))
+    else:
+        turns.append(Turn("system" if role in ("system", "developer") else "user", text_of(message.get("content"))))
+
+
+def call_of(call: dict) -> AgentCall:
+    function = call.get("function") or {}
+    try:
+        arguments = json.loads(function.get("arguments") or "{}")
+    except json.JSONDecodeError:
+        arguments = None
+    return AgentCall(str(call.get("id")), str(function.get("name")), arguments if isinstance(arguments, dict) else None)
+
+
+def read_tools(wire_tools: list[dict]) -> tuple[list[dict], Offered]:
+    tools, offered = [], Offered()
+    for tool in wire_tools:
+        function = tool.get("function") or {}
+        if tool.get("type") == "function" and function.get("name"):
+            offered.names.add(str(function["name"]))
+            tools.append(function_tool(str(function["name"]), function.get("description", ""),
+                                       function.get("parameters")))
+    return tools, offered
+
+
+def reply_body(reply: Reply, model: str) -> dict:
+    message: dict = {"role": "assistant", "content": reply.text or None}
+    if reply.calls:
+        message["tool_calls"] = [{"id": call.id, "type": "function",
+                                  "function": {"name": call.name, "arguments": call.raw}} for call in reply.calls]
+    prompt, completion = reply.usage.get("prompt_tokens") or 0, reply.usage.get("completion_tokens") or 0
+    return {"id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": "chat.completion", "created": int(time.time()),
+            "model": model, "choices": [{"index": 0, "message": message,
+                                         "finish_reason": "tool_calls" if reply.calls else "stop"}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}}
