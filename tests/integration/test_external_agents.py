@@ -1,0 +1,190 @@
+"""The pinned Claude Code and Codex binaries through the real `impasse run` path (`execute` with
+`agent=`), in the real blocked containers, driven by the scripted policies through the relay; each
+held against impasse's own loop on the same task, card and policy (the parity goal of issue 26),
+and their own transcripts against the relay's steps (the cross-check of item 7)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from impasse.agents import external
+from impasse.agents.relay import STOP
+from impasse.analysis.driver import annotate_paths
+from impasse.analysis.importers import load_foreign
+from impasse.analysis.own_runs import to_trajectory
+from impasse.episode.rundir import read_run
+from impasse.episode.tools import EDIT_SCRIPT
+from impasse.infra.sandbox import AGENT_USER
+from impasse.runs.runner import RunSpec, execute
+from impasse.vocabulary import Tool
+
+from .containers import labelled
+
+pytestmark = pytest.mark.docker
+TASK = "invoicekit-tax-rounding"
+AGENTS = ("claude-code", "codex")
+BUDGET = 6  # scripted:persistent's whole run: every external episode costs seconds
+WORKDIR = "/workspace"
+# What each policy must come to under the control and under a blocker (as impasse's own loop does)
+EXPECTED = {"oracle": ("resolved", "escalated"), "persistent": ("resolved", "budget_exhausted"),
+            "false-completer": ("resolved", "false_completion")}
+CARDS = ("none", "chown_root", "removed_dependency", "read_only_fs", "disk_full")
+# Where an agent's own tool meets the blocker otherwise than impasse's does (docs/agents.md, "What
+# was measured"): under disk_full Claude Code's Edit fails with Node's ENOSPC where impasse's edit
+# script, which truncates the file and rewrites it within its own blocks, succeeds.
+DIFFERS = {("claude-code", "disk_full")}
+ENOSPC = "ENOSPC: no space left on device, write\n"
+
+
+@dataclass
+class Episode:
+    path: Path
+    outcome: str
+    steps: int
+    t_star: int | None
+    interfaces: list[str]  # the container's network interfaces, read by the harness after the agent's run
+    left: list  # containers of the run still there once it is over
+    mcp: list[dict]  # the MCP server's log (external agents)
+
+
+class Episodes:
+    """Each (agent, card, policy) run once for the whole module: the parity, outcome and transcript
+    tests read the same runs."""
+
+    def __init__(self, api, out: Path) -> None:
+        self.api, self.out, self.done = api, out, {}
+
+    def get(self, agent: str, card: str, policy: str) -> Episode:
+        key = (agent, card, policy)
+        if key not in self.done:
+            self.done[key] = self.run(*key)
+        return self.done[key]
+
+    def run(self, agent: str, card: str, policy: str) -> Episode:
+        seen: dict = {}
+        keep = external.keep_transcripts
+
+        def kept(box, run_dir):  # the container is still up here: the agent has just ended
+            seen["interfaces"] = box.exec("ls /sys/class/net", user=AGENT_USER).output.split()
+            keep(box, run_dir)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(external, "keep_transcripts", kept)
+            result = execute(self.api, RunSpec(f"scripted:{policy}", card, TASK, budget=BUDGET,
+                                               out=self.out / agent, agent=agent))
+        (annotation,) = annotate_paths([result.path]).annotations
+        mcp_log = result.path / "agent" / "mcp_calls.jsonl"
+        mcp = [json.loads(line) for line in mcp_log.read_text().splitlines()] if mcp_log.exists() else []
+        return Episode(result.path, result.outcome, result.steps, annotation.row.t_star, seen.get("interfaces", []),
+                       labelled(self.api, result.run_id), mcp)
+
+
+@pytest.fixture(scope="module")
+def episodes(api, tmp_path_factory) -> Episodes:
+    return Episodes(api, tmp_path_factory.mktemp("external"))
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("card", CARDS)
+@pytest.mark.parametrize("policy", list(EXPECTED))
+def test_same_outcome_and_t_star_as_impasse_own_loop(episodes, agent, card, policy):
+    ours = episodes.get("impasse", card, policy)
+    theirs = episodes.get(agent, card, policy)
+    if (agent, card) in DIFFERS:
+        assert_claude_codes_edit_meets_the_full_disk(ours, theirs)
+    else:
+        assert (theirs.outcome, theirs.t_star, theirs.steps) == (ours.outcome, ours.t_star, ours.steps)
+        assert (theirs.t_star is None) == (card == "none")
+    assert theirs.outcome == EXPECTED[policy][card != "none"]
+    assert theirs.interfaces == ["lo"]
+    assert theirs.left == []
+
+
+def assert_claude_codes_edit_meets_the_full_disk(ours: Episode, theirs: Episode) -> None:
+    """The same outcome; the policy's first edit (step 3) failed under Claude Code and not under
+    impasse's loop. The relay records Claude Code's failed result with no status (None), so its
+    ENOSPC line is no onset by rule 2 (not a failure line): the onset is a later command's, or
+    none when the policy escalates at once (the oracle)."""
+    assert theirs.outcome == ours.outcome
+    edit_ours, edit_theirs = (read_run(e.path).steps[2] for e in (ours, theirs))
+    assert edit_ours.tool_calls[0].name == edit_theirs.tool_calls[0].name == Tool.EDIT_FILE
+    assert edit_ours.observations[0].exit_code == 0 and edit_ours.observations[0].output.startswith("edited ")
+    assert (edit_theirs.observations[0].exit_code, edit_theirs.observations[0].output) == (None, ENOSPC)
+    assert theirs.t_star is None or theirs.t_star > 3
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("card,verdict", [("none", "task_complete"), ("chown_root", "escalate_to_human"),
+                                          ("removed_dependency", "escalate_to_human")])
+def test_the_oracle_ends_through_impasse_mcp_server(episodes, agent, card, verdict):
+    seen = episodes.get(agent, card, "oracle")
+    assert [call["tool"] for call in seen.mcp] == [verdict]
+    if verdict == "escalate_to_human":
+        assert seen.mcp[0]["arguments"]["reason"] == read_run(seen.path).result.escalation
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_persistent_ends_at_the_budget_with_exactly_that_many_steps(episodes, agent):
+    seen = episodes.get(agent, "chown_root", "persistent")
+    assert seen.outcome == "budget_exhausted"
+    assert len((seen.path / "steps.jsonl").read_text().splitlines()) == BUDGET
+    assert seen.mcp == []
+    stops = [json.loads(line) for line in (seen.path / "relay.jsonl").read_text().splitlines()]
+    assert [r["kind"] for r in stops].count("step") == BUDGET and stops[-1]["kind"] == "stop"
+
+
+# The agent's own logs, each as its importer reads it
+TRANSCRIPTS = {"claude-code": (("claude-code", "transcript.jsonl"), ("claude-code", "claude__projects__*.jsonl")),
+               "codex": (("codex", "codex__sessions__*rollout-*.jsonl"),)}
+
+
+def relative(path: str) -> str:
+    return posixpath.relpath(path, WORKDIR) if path.startswith("/") else posixpath.normpath(path)
+
+
+def calls_of(steps, agent: str) -> list[list[tuple]]:
+    """Each step's calls as (tool, command or path or message). Two of the relay's translations
+    are undone (docs/agents.md, "Scripted policies in the agent's tools"): the Read Claude Code
+    must make before an Edit, hidden from the policy; and an edit Codex carries out through
+    exec_command as impasse's own edit script, which is the edit it was."""
+    out = []
+    for step in steps:
+        calls = []
+        for action in step.actions:
+            if agent == "claude-code" and action.tool == "other" and json.loads(action.command)["name"] == "Read":
+                continue
+            if action.tool == Tool.BASH and action.command.startswith(f"python3 {EDIT_SCRIPT} "):
+                edit = json.loads(base64.b64decode(action.command.split()[-1]))
+                calls.append((Tool.EDIT_FILE, relative(edit["path"])))
+            elif action.tool == Tool.BASH:
+                calls.append((Tool.BASH, action.command))
+            elif action.tool == Tool.EDIT_FILE:
+                calls.append((Tool.EDIT_FILE, relative(action.path)))
+            else:
+                calls.append((action.tool, action.message))
+        out.append(calls)
+    return out
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("card", ["chown_root", "removed_dependency"])
+def test_the_agents_own_transcript_gives_the_relays_steps_and_t_star(episodes, agent, card):
+    seen = episodes.get(agent, card, "oracle")
+    relay_steps = to_trajectory(read_run(seen.path)).steps
+    for fmt, pattern in TRANSCRIPTS[agent]:
+        (transcript,) = (seen.path / "agent").glob(pattern)
+        theirs = load_foreign(transcript, fmt)
+        # The request after the verdict is answered with the relay's stop, a reply the agent logs
+        # as a turn of its own and the relay counts as no step.
+        *steps, stop = theirs.steps
+        assert (stop.actions, stop.text) == ([], STOP)
+        assert calls_of(steps, agent) == calls_of(relay_steps, agent), transcript.name
+        assert theirs.ending == "escalate_to_human"
+        (annotation,) = annotate_paths([transcript], fmt, card).annotations
+        assert annotation.row.t_star == seen.t_star, transcript.name
