@@ -1,0 +1,57 @@
+"""kill -9 of `impasse run --agent claude-code` mid-run, its model a provider's (the OpenAI adapter
+on the host, behind the relay) served by a local endpoint that keeps the agent busy: the records
+stay valid, no result is written, and `impasse gc --stale` takes the container away."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from impasse.episode.rundir import read_run
+from tests.conftest import default_sigint
+
+from .containers import labelled
+from .endpoints import Script, openai_tool_call, serve
+from .test_runs import wait_for_steps
+
+pytestmark = pytest.mark.docker
+TASK = "invoicekit-tax-rounding"
+
+
+@pytest.fixture
+def busy_endpoint():
+    """A model that keeps calling Claude Code's own Bash tool with `sleep 1`."""
+    server, url = serve(Script([openai_tool_call("Bash", json.dumps({"command": "sleep 1"}))] * 80))
+    yield f"{url}/v1"
+    server.shutdown()
+
+
+def test_sigkill_of_an_external_agent_run_leaves_valid_records_and_gc_reaps(api, tmp_path, busy_endpoint):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "impasse", "run", "--agent", "claude-code", "--model", "openai:slow",
+         "--base-url", busy_endpoint, "--condition", "chown_root", "--task", TASK, "--seed", "7",
+         "--out", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint,
+        env={**os.environ, "OPENAI_API_KEY": "sk-local-endpoint"})
+    try:
+        run_dir = wait_for_steps(tmp_path, 1)
+    except AssertionError:
+        proc.kill()
+        raise AssertionError(f"no step: {proc.communicate()[1][-2000:]}") from None
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    record = read_run(run_dir)
+    assert record.problems == []
+    assert record.meta.agent == "claude-code@2.1.332" and record.result is None
+    assert not (run_dir / "result.json").exists()
+    assert record.steps and [s.index for s in record.steps] == list(range(1, len(record.steps) + 1))
+    assert record.steps[0].tool_calls[0].name == "bash"  # Claude Code's Bash, in impasse's name
+    assert labelled(api, run_dir.name)  # a killed process cannot clean up ...
+    done = subprocess.run([sys.executable, "-m", "impasse", "gc", "--stale"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert labelled(api, run_dir.name) == []  # ... so gc does
