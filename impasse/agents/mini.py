@@ -29,6 +29,7 @@ from impasse.agents.tool_names import MINI
 from impasse.episode.agent import EpisodeEnd
 from impasse.episode.records import Observation, Step
 from impasse.episode.rundir import RunDir
+from impasse.episode.tools import EDIT_SCRIPT
 from impasse.infra.sandbox import SandboxUnavailable
 from impasse.models import Model
 from impasse.models.turns import ToolCall
@@ -136,8 +137,9 @@ class TcpRelayServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
 
 
 class MiniAgent:
-    def __init__(self, installed: InstalledAgent) -> None:
-        self.installed = installed
+    def __init__(self, installed: InstalledAgent, edit_script: str = EDIT_SCRIPT) -> None:
+        """`edit_script`: impasse's edit script where the commands run (the container's /opt/impasse)."""
+        self.installed, self.edit_script = installed, edit_script
 
     @property
     def name(self) -> str:
@@ -156,7 +158,8 @@ class MiniAgent:
             hooks: Hooks) -> EpisodeEnd:
         environment = ImpasseEnvironment(hooks.executor)
         status, failure = "", None
-        with ChatRelay(model, run_dir, agent=MINI, budget=budget, between_steps=between_steps(hooks)) as relay:
+        with ChatRelay(model, run_dir, agent=MINI, budget=budget, between_steps=between_steps(hooks),
+                       edit_script=self.edit_script) as relay:
             # The executor read the sensors after each command: the exact observations carry them.
             closed = after_step(relay, Hooks(hooks.gold, None, hooks.meter, hooks.cost_limit))
             relay.clock.on_step = lambda step: closed(exact(step, environment))
