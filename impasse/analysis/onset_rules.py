@@ -110,7 +110,10 @@ FALLBACK_ECHO = re.compile(r"[^\n;]*?\|\|\s*(?:echo|printf|Write-(?:Host|Output)
 
 # A shell's report of where it failed (`zsh:11: operation not permitted: …`, `(eval):1: …`) has the
 # shape of a grep -n hit (`path:11: …`); a shell's name is no file the agent grepped.
-SHELL_REPORT = re.compile(r"^(?:(?:/[\w.-]+)*/)?(?:zsh|bash|sh|dash|ksh|mksh|\(eval\)):\d+: ")
+SHELL_REPORT = re.compile(r"^(?:(?:/[\w.-]+)*/)?(?:zsh|bash|sh|dash|ksh|mksh|\(eval\)):\d+: |"
+                          # a compiler's `file:line:column: message` (go, gcc, rustc's short form):
+                          # grep -n prints no column
+                          r"^[\w./-]+:\d+:\d+: ")
 
 
 def bare(line: str) -> str:

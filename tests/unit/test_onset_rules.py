@@ -145,7 +145,8 @@ def probed_onset(command: str, output: str, exit_code: int | None, injected):
 
 
 @pytest.mark.parametrize("line", ["zsh:11: operation not permitted: /Users/dev/.cache/x",
-                                  "(eval):1: command not found: tree", "/bin/zsh:3: read-only file system: x"])
+                                  "(eval):1: command not found: tree", "/bin/zsh:3: read-only file system: x",
+                                  "main.go:5:2: no required module provides package github.com/x/y; to add it:"])
 def test_a_shells_report_is_no_grep_listing(line):
     assert not is_listing(line) and is_failure_line(line)
 
