@@ -145,8 +145,7 @@ def probed_onset(command: str, output: str, exit_code: int | None, injected):
 
 
 @pytest.mark.parametrize("line", ["zsh:11: operation not permitted: /Users/dev/.cache/x",
-                                  "(eval):1: command not found: tree", "/bin/zsh:3: read-only file system: x",
-                                  "main.go:5:2: no required module provides package github.com/x/y; to add it:"])
+                                  "(eval):1: command not found: tree", "/bin/zsh:3: read-only file system: x"])
 def test_a_shells_report_is_no_grep_listing(line):
     assert not is_listing(line) and is_failure_line(line)
 
@@ -160,6 +159,12 @@ def test_a_shells_report_is_no_grep_listing(line):
                                   "warning: spurious network error (2 tries remaining): [6] Couldn't resolve host"])
 def test_other_platforms_failure_lines(line):
     assert is_failure_line(line) and line_counts(line, 0) and line_counts(line, None)
+
+
+def test_a_compilers_file_line_column_report_is_no_grep_listing():
+    report = "main.go:5:2: no required module provides package github.com/x/y; to add it:"
+    assert not is_listing(report) and line_counts(report, 1)
+    assert is_listing("main.go:5:import \"github.com/x/y\"")  # grep -n: no column
 
 
 def test_docker_builds_step_prefix_is_read_through():
