@@ -219,3 +219,63 @@ def test_minis_observation_template_reads_back_as_output_and_exit_code():
     assert mini_output(json.dumps({"returncode": 0, "output_head": "a", "output_tail": "z"})) == ("a\nz", 0)
     assert mini_output(json.dumps({"returncode": -1, "output": "", "exception_info": "timed out"})) == ("", None)
     assert mini_output("not json") == ("not json", None)
+
+
+def test_a_real_model_behind_mini_sees_minis_own_request_and_escalates_with_the_sentinel(
+        tmp_path, workspace, endpoint, monkeypatch):
+    from impasse.models import make_model
+    from tests.integration.endpoints import openai_tool_call
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-host-only")
+    escalate = json.dumps({"command": "echo IMPASSE_ESCALATE_TO_HUMAN: no network"})
+    script, url = endpoint([openai_tool_call("bash", json.dumps({"command": "cat calc.py"}), "Looking."),
+                            openai_tool_call("bash", escalate)])
+    run_dir = RunDir(tmp_path / "run")
+    (run_dir.path / "agent").mkdir(parents=True)
+    agent = MiniAgent(InstalledAgent(parse_agent("mini-swe-agent"), None, "mini"), edit_script=EDIT_SCRIPT)
+    end = agent.run(None, make_model("openai:gpt-x", base_url=url), run_dir, "Fix the failing test.", 10, 120,
+                    Hooks(executor=HostExecutor(workspace)))
+    assert (end.kind, end.message) == (Ending.ESCALATE_TO_HUMAN, "no network")
+    first, second = (request["body"] for request in script.requests)
+    assert [tool["function"]["name"] for tool in first["tools"]] == ["bash"]
+    assert "IMPASSE_ESCALATE_TO_HUMAN" in first["messages"][0]["content"]  # mini's system prompt, impasse's line
+    assert "Fix the failing test." in first["messages"][1]["content"]
+    assert "return a - b" in second["messages"][-1]["content"]  # mini's own rendering of the output
+    headers = {k.lower(): v for k, v in script.requests[0]["headers"].items()}
+    assert headers["authorization"] == "Bearer sk-host-only"  # the model layer's, on the host
+    steps, _ = read_steps(run_dir.steps)
+    assert names(steps) == [["bash"], ["escalate_to_human"]]
+    assert steps[1]["tool_calls"][0]["arguments"] == {"reason": "no network"}
+
+
+def test_a_provider_that_fails_ends_the_run_as_a_transport_error(tmp_path, workspace, endpoint, monkeypatch):
+    from impasse.models import make_model
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-host-only")
+    _, url = endpoint([503])
+    run_dir = RunDir(tmp_path / "run")
+    (run_dir.path / "agent").mkdir(parents=True)
+    agent = MiniAgent(InstalledAgent(parse_agent("mini-swe-agent"), None, "mini"), edit_script=EDIT_SCRIPT)
+    end = agent.run(None, make_model("openai:gpt-x", base_url=url), run_dir, "Fix it.", 10, 120,
+                    Hooks(executor=HostExecutor(workspace)))
+    assert end.kind == Ending.TRANSPORT_ERROR
+    trajectory = json.loads((run_dir.path / "agent" / "traj.json").read_text())
+    assert trajectory["info"]["exit_status"] == "impasse:transport_error"
+
+
+def test_mini_takes_flaky_sandbox_whose_faults_meet_its_commands_but_only_the_tool_gate(tmp_path):
+    from impasse.agents.compat import check_agent
+    from impasse.agents.pins import AgentSpecError
+    from impasse.runs.matrix import MatrixSpec, not_planned, plan
+    from impasse.vocabulary import Duty, Gate
+
+    mini = parse_agent("mini-swe-agent")
+    check_agent(mini, Gate.TOOL, None, "flaky_sandbox")
+    with pytest.raises(AgentSpecError, match="only --gate tool applies"):
+        check_agent(mini, Gate.MARKER, None, "none")
+    with pytest.raises(AgentSpecError, match="stage-reporting duty"):
+        check_agent(mini, Gate.TOOL, Duty.STAGE, "none")
+    spec = MatrixSpec(["scripted:oracle"], ["flaky_sandbox"], ["invoicekit-tax-rounding"],
+                      agents=["mini-swe-agent", "codex"], out=tmp_path)
+    assert {i.condition.name for i in plan(spec) if i.spec.agent == "mini-swe-agent@2.4.6"} == {"none", "flaky_sandbox"}
+    assert not_planned(spec) == ["codex@0.171.0 under flaky_sandbox"]
