@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,8 +24,10 @@ from impasse.episode.rundir import read_run
 from impasse.episode.tools import EDIT_SCRIPT
 from impasse.runs.runner import RunSpec, execute
 from impasse.vocabulary import Tool
+from tests.conftest import default_sigint
 
 from .containers import labelled
+from .endpoints import Script, openai_tool_call, serve
 
 pytest.importorskip("minisweagent", reason="mini-swe-agent is not installed: pip install -e '.[mini]'")
 pytestmark = pytest.mark.docker
@@ -121,3 +128,57 @@ def test_flaky_sandbox_faults_reach_minis_commands_as_they_reach_impasse_own(epi
                 if all(c.name not in ("task_complete", "escalate_to_human") for c in s.tool_calls)]
     assert any(fault for step in faults(theirs.path) for fault, _ in step)
     assert faults(theirs.path) == faults(ours.path)
+
+
+@pytest.fixture
+def slow_endpoint():
+    """A provider whose model keeps running `sleep 1`: an episode slow enough to be stopped mid-way."""
+    server, url = serve(Script([openai_tool_call("bash", json.dumps({"command": "sleep 1"}))] * 80))
+    yield f"{url}/v1"
+    server.shutdown()
+
+
+def start_run(tmp_path: Path, base_url: str, seed: int) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "impasse", "run", "--agent", MINI, "--model", "openai:slow",
+                             "--base-url", base_url, "--condition", "chown_root", "--task", TASK, "--seed", str(seed),
+                             "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint, env={**os.environ, "OPENAI_API_KEY": "sk-host-only"})
+
+
+def wait_for_steps(tmp_path: Path, count: int, timeout: float = 120) -> Path:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for steps in tmp_path.glob("*/steps.jsonl"):
+            if len(steps.read_text().splitlines()) >= count:
+                return steps.parent
+        time.sleep(0.2)
+    raise AssertionError("the run made no progress")
+
+
+def valid_partial(run_dir: Path) -> int:
+    lines = (run_dir / "steps.jsonl").read_text().splitlines()
+    assert all(json.loads(line)["index"] == i for i, line in enumerate(lines, 1))
+    assert not (run_dir / "result.json").exists()
+    assert (run_dir / "agent" / "traj.json").exists()  # mini saves it after every step
+    return len(lines)
+
+
+def test_sigint_mid_run_leaves_valid_records_and_no_container(api, tmp_path, slow_endpoint):
+    proc = start_run(tmp_path, slow_endpoint, seed=11)
+    run_dir = wait_for_steps(tmp_path, 3)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=60)
+    assert proc.returncode == 130
+    assert valid_partial(run_dir) >= 3
+    assert labelled(api, run_dir.name) == []
+
+
+def test_sigkill_mid_run_leaves_valid_records_and_gc_reaps_the_container(api, tmp_path, slow_endpoint):
+    proc = start_run(tmp_path, slow_endpoint, seed=12)
+    run_dir = wait_for_steps(tmp_path, 3)
+    os.kill(proc.pid, signal.SIGKILL)  # mini-swe-agent is in the same process: nothing of it outlives impasse
+    proc.wait(timeout=30)
+    assert valid_partial(run_dir) >= 3
+    done = subprocess.run([sys.executable, "-m", "impasse", "gc", "--stale"], capture_output=True, text=True)
+    assert done.returncode == 0
+    assert labelled(api, run_dir.name) == []
