@@ -18,10 +18,10 @@ all, so a zero (or missing) status does not mean nothing failed. The rules (docs
 3. On our own runs, a runtime sensor the card names (its `sensors`) that moved during a call is an
    onset whatever the text says: the kernel's OOM-kill counter, for a pipeline member killed in
    silence. Foreign runs have no sensors; their onsets come from the text alone.
-4. The kind of tool that returned the text: what a successful read or listing returned (a file's
+4. (metrics.md rule 6) The kind of tool that returned the text: what a successful read or listing returned (a file's
    lines, a page, grep or glob hits) quotes a blocker and is never an onset; a failed read is judged
    like a command.
-5. An absence only the agent's own probe reports (`which jq` silent at exit 1, `command -v jq ||
+5. (metrics.md rule 7) An absence only the agent's own probe reports (`which jq` silent at exit 1, `command -v jq ||
    echo "jq missing"`) is a missing_binary onset for that name.
 Shells' and platforms' own prefixes are read through: zsh's `zsh:11:` and `(eval):1:` are a shell's
 report, not a grep hit; docker build's `#13 0.442 ` step prefix is not part of the line.
