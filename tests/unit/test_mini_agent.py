@@ -5,8 +5,11 @@ stand-in for impasse's executor, which needs a container: the integration tests 
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -30,7 +33,9 @@ from impasse.models.scripted import Edit, Persistent, Playbook, ScriptedPolicy
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Ending, Tool
 
-pytest.importorskip("minisweagent", reason="mini-swe-agent is not installed: pip install -e '.[mini]'")
+# Looked for, not imported: impasse sets litellm's and mini's settings before their first import.
+MISSING_MINI = importlib.util.find_spec("minisweagent") is None
+pytestmark = pytest.mark.skipif(MISSING_MINI, reason="mini-swe-agent is not installed: pip install -e '.[mini]'")
 
 ROOT = Path(__file__).resolve().parents[2]
 EDIT_SCRIPT = str(ROOT / "harness" / "edit_file.py")
@@ -61,7 +66,10 @@ class HostExecutor:
 
 @pytest.fixture
 def workspace(tmp_path):
-    root = tmp_path / "workspace"
+    return make_workspace(tmp_path / "workspace")
+
+
+def make_workspace(root: Path) -> Path:
     (root / "tests").mkdir(parents=True)
     (root / "calc.py").write_text("VERSION = 1\n\n" + BUGGY)
     (root / "tests" / "test_calc.py").write_text("import calc\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n")
@@ -279,3 +287,34 @@ def test_mini_takes_flaky_sandbox_whose_faults_meet_its_commands_but_only_the_to
                       agents=["mini-swe-agent", "codex"], out=tmp_path)
     assert {i.condition.name for i in plan(spec) if i.spec.agent == "mini-swe-agent@2.4.6"} == {"none", "flaky_sandbox"}
     assert not_planned(spec) == ["codex@0.171.0 under flaky_sandbox"]
+
+
+AUDITED = """
+import json, sys, tempfile
+from pathlib import Path
+seen = []
+def audit(event, args):
+    if event == "socket.connect":
+        seen.append(("connect", repr(args[1])))
+    elif event == "socket.getaddrinfo":
+        seen.append(("resolve", str(args[0])))
+sys.addaudithook(audit)  # before litellm or mini-swe-agent is imported: their import is watched too
+from tests.unit.test_mini_agent import HostExecutor, episode, make_workspace, PASSES
+with tempfile.TemporaryDirectory() as tmp:
+    end, *_ = episode(Path(tmp), HostExecutor(make_workspace(Path(tmp) / "workspace")), PASSES)
+print(json.dumps({"end": end.kind, "seen": seen}))
+"""
+
+
+def test_mini_and_litellm_connect_nowhere_but_the_relay_on_127_0_0_1():
+    """Checked, not assumed: every connection and name lookup of the Python process, from the import
+    of litellm and mini-swe-agent to the end of an episode, as Python's socket audit events show it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LITELLM_", "MSWEA_"))}
+    done = subprocess.run([sys.executable, "-c", AUDITED], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["end"] == Ending.TASK_COMPLETE
+    connects = [address for kind, address in report["seen"] if kind == "connect"]
+    assert connects and all(address.startswith("('127.0.0.1', ") for address in connects), report["seen"]
+    assert {host for kind, host in report["seen"] if kind == "resolve"} <= {"127.0.0.1"}, report["seen"]
