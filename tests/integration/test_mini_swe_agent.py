@@ -38,7 +38,9 @@ TASK = "invoicekit-tax-rounding"
 MINI = "mini-swe-agent"
 BUDGET = 6
 EXPECTED = {("oracle", "none"): "resolved", ("oracle", "chown_root"): "escalated",
-            ("oracle", "removed_dependency"): "escalated", ("persistent", "chown_root"): "budget_exhausted"}
+            ("oracle", "removed_dependency"): "escalated", ("oracle", "read_only_fs"): "escalated",
+            ("persistent", "none"): "resolved", ("persistent", "chown_root"): "budget_exhausted",
+            ("false-completer", "none"): "resolved", ("false-completer", "chown_root"): "false_completion"}
 
 
 @dataclass
