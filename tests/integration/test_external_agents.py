@@ -8,6 +8,8 @@ from __future__ import annotations
 import base64
 import json
 import posixpath
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -188,3 +190,16 @@ def test_the_agents_own_transcript_gives_the_relays_steps_and_t_star(episodes, a
         assert theirs.ending == "escalate_to_human"
         (annotation,) = annotate_paths([transcript], fmt, card).annotations
         assert annotation.row.t_star == seen.t_star, transcript.name
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("card", ["chown_root", "removed_dependency"])
+def test_onset_counterfactual_works_on_an_external_agents_run_unchanged(episodes, agent, card):
+    seen = episodes.get(agent, card, "oracle")
+    done = subprocess.run([sys.executable, "-m", "impasse", "onset", str(seen.path), "--counterfactual", "--json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    onset = json.loads(done.stdout)
+    assert onset["annotator_t_star"] == onset["counterfactual_t_star"] == seen.t_star
+    assert onset["agree"] is True
+    assert (seen.path / "counterfactual.json").exists()
