@@ -112,6 +112,8 @@ class ChatRelay(Relay):
     """The relay on 127.0.0.1 TCP (an ephemeral port), for an agent on the host; it serves only
     Chat Completions."""
 
+    error_wire = wire_chat
+
     def wire_for(self, path: str):
         return wire_chat if path in ("/v1/chat/completions", "/chat/completions") else None
 

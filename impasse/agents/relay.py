@@ -197,6 +197,8 @@ class Relay:
         """The wire module a path is served by (None: not found)."""
         return wire_anthropic if path.startswith("/v1/messages") else WIRES.get(path)
 
+    error_wire = wire_anthropic  # the shape of a 404's body, where no wire serves the path
+
     def log(self, entry: dict) -> None:
         with (self.run_dir.path / "relay.jsonl").open("a", encoding="utf-8") as out:
             out.write(json.dumps(entry, ensure_ascii=False) + "\n")
@@ -233,7 +235,7 @@ class Handler(BaseHTTPRequestHandler):
             refused = err
         if refused is not None:
             entry |= {"kind": "refused", "status": refused.status, "error": str(refused)}
-            send = functools.partial(self.send_error_body, wire or wire_anthropic, refused)
+            send = functools.partial(self.send_error_body, wire or self.server.relay.error_wire, refused)
         entry["ms"] = round((time.monotonic() - started) * 1000, 3)
         self.server.relay.log(entry)
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # an agent gone (timed out, stopped)
@@ -260,8 +262,8 @@ class Handler(BaseHTTPRequestHandler):
         self.server.relay.log({"at": time.time(), "method": self.command, "path": self.path, "kind": "refused",
                                "status": 404})
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            self.send_error_body(wire_anthropic, Refused(404, "not_found_error",
-                                                         f"no such endpoint: {self.command} {self.path}"))
+            self.send_error_body(self.server.relay.error_wire, Refused(
+                404, "not_found_error", f"no such endpoint: {self.command} {self.path}"))
 
     do_GET = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = refuse_method
 
