@@ -12,6 +12,8 @@ from pathlib import Path
 from impasse.analysis.formats.atif import from_atif
 from impasse.analysis.formats.claude_code import from_claude_code
 from impasse.analysis.formats.codex import ITEM_TYPES, ROLLOUT_TYPES, from_codex
+from impasse.analysis.formats.codex_exec import EVENTS as CODEX_EXEC_EVENTS
+from impasse.analysis.formats.codex_exec import from_codex_exec
 from impasse.analysis.formats.common import ImportProblem, read_jsonl, strip_console
 from impasse.analysis.formats.console import FIRST_HEADER, from_console
 from impasse.analysis.formats.mini import from_mini
@@ -24,9 +26,9 @@ __all__ = ["FORMATS", "FOREIGN_SUFFIXES", "ImportProblem", "detect", "is_foreign
 
 READERS = {"mini-swe-agent": from_mini, "swe-agent": from_swe_agent, "atif": from_atif,
            "openhands": from_openhands, "claude-code": from_claude_code, "codex": from_codex,
-           "mini-swe-agent-console": from_console}
+           "codex-exec": from_codex_exec, "mini-swe-agent-console": from_console}
 FORMATS = ("impasse", *READERS)
-JSONL_FORMATS = ("claude-code", "codex")
+JSONL_FORMATS = ("claude-code", "codex", "codex-exec")
 JSON_SUFFIXES = (".json", ".traj")
 FOREIGN_SUFFIXES = (*JSON_SUFFIXES, ".jsonl", ".log")
 SNIFF_BYTES = 1 << 20
@@ -56,7 +58,9 @@ def detect_jsonl(records: list[dict]) -> str:
         return "claude-code"
     if any(r.get("type") in CODEX_TYPES for r in records):
         return "codex"
-    raise ImportProblem("unknown JSON Lines format (not a Claude Code session or a Codex rollout)")
+    if any(r.get("type") in CODEX_EXEC_EVENTS and r.get("type") != "error" for r in records):
+        return "codex-exec"
+    raise ImportProblem("unknown JSON Lines format (not a Claude Code session, a Codex rollout or codex exec --json)")
 
 
 def detect(data) -> str:
