@@ -143,7 +143,7 @@ def test_persistent_ends_at_the_budget_with_exactly_that_many_steps(episodes, ag
 
 # The agent's own logs, each as its importer reads it
 TRANSCRIPTS = {"claude-code": (("claude-code", "transcript.jsonl"), ("claude-code", "claude__projects__*.jsonl")),
-               "codex": (("codex", "codex__sessions__*rollout-*.jsonl"),)}
+               "codex": (("codex", "codex__sessions__*rollout-*.jsonl"), ("codex-exec", "transcript.jsonl"))}
 
 
 def relative(path: str) -> str:
