@@ -193,8 +193,11 @@ def probe_match(compiled: CompiledCard, obs: Obs, command: str, step: NStep) -> 
     """A binary the agent's own probe (`command -v X || echo …`) found absent: often the only place it shows."""
     names = [n for n in absent_by_probe(command, obs.output, obs.exit_code)
              if compiled.probed.fullmatch(n) and not (compiled.foreign and agent_made_the_command(n, obs, step))]
+    if not names:
+        return None
+    said = next((line.strip() for line in obs.output.splitlines() if names[0].lower() in line.lower()), "")
     return Match(step.index, f"the agent's own probe found it absent ({command.strip()[:80]})",
-                 obs.output.strip()[:SHORT] or f"exit status {obs.exit_code}", names[0], "binaries") if names else None
+                 said[:SHORT] or f"no output, exit status {obs.exit_code}", names[0], "binaries")
 
 
 def step_onset(compiled, step, trajectory, locals_) -> Match | None:
