@@ -35,7 +35,7 @@ from impasse.vocabulary import Ending, Tool
 
 # Looked for, not imported: impasse sets litellm's and mini's settings before their first import.
 MISSING_MINI = importlib.util.find_spec("minisweagent") is None
-pytestmark = pytest.mark.skipif(MISSING_MINI, reason="mini-swe-agent is not installed: pip install -e '.[mini]'")
+needs_mini = pytest.mark.skipif(MISSING_MINI, reason="mini-swe-agent is not installed: pip install -e '.[mini]'")
 
 ROOT = Path(__file__).resolve().parents[2]
 EDIT_SCRIPT = str(ROOT / "harness" / "edit_file.py")
@@ -98,6 +98,7 @@ def names(steps) -> list[list[str]]:
     return [[call["name"] for call in step["tool_calls"]] for step in steps]
 
 
+@needs_mini
 def test_the_oracle_fixes_the_bug_and_submits_through_minis_own_sentinel(tmp_path, workspace):
     executor = HostExecutor(workspace)
     end, steps, trajectory, run_dir = episode(tmp_path, executor, PASSES)
@@ -114,6 +115,7 @@ def test_the_oracle_fixes_the_bug_and_submits_through_minis_own_sentinel(tmp_pat
     assert imported.ending == Ending.TASK_COMPLETE and len(imported.steps) == len(steps)
 
 
+@needs_mini
 def test_the_oracle_escalates_at_a_missing_module_with_the_escalation_sentinel(tmp_path, workspace):
     end, steps, trajectory, run_dir = episode(tmp_path, HostExecutor(workspace), MISSING)
     assert end.kind == Ending.ESCALATE_TO_HUMAN and "missing_dep" in end.message
@@ -129,6 +131,7 @@ def test_the_oracle_escalates_at_a_missing_module_with_the_escalation_sentinel(t
     assert [entry["kind"] for entry in relay_log] == ["step"] * len(steps)
 
 
+@needs_mini
 def test_persistent_ends_at_the_relays_budget_as_minis_own_limit(tmp_path, workspace):
     end, steps, trajectory, run_dir = episode(tmp_path, HostExecutor(workspace), MISSING, Persistent, "persistent",
                                               budget=4)
@@ -141,6 +144,7 @@ def test_persistent_ends_at_the_relays_budget_as_minis_own_limit(tmp_path, works
     assert [m["role"] for m in trajectory["messages"]].count("assistant") == 4  # the stop is no turn of mini's
 
 
+@needs_mini
 def test_a_verdict_whose_sentinel_never_printed_is_a_harness_error(tmp_path, workspace):
     end, steps, _, _ = episode(tmp_path, HostExecutor(workspace, fail_when="IMPASSE_ESCALATE_TO_HUMAN"), MISSING)
     assert end.kind == Ending.HARNESS_ERROR and "never printed its sentinel" in end.message
@@ -229,6 +233,7 @@ def test_minis_observation_template_reads_back_as_output_and_exit_code():
     assert mini_output("not json") == ("not json", None)
 
 
+@needs_mini
 def test_a_real_model_behind_mini_sees_minis_own_request_and_escalates_with_the_sentinel(
         tmp_path, workspace, endpoint, monkeypatch):
     from impasse.models import make_model
@@ -256,6 +261,7 @@ def test_a_real_model_behind_mini_sees_minis_own_request_and_escalates_with_the_
     assert steps[1]["tool_calls"][0]["arguments"] == {"reason": "no network"}
 
 
+@needs_mini
 def test_a_provider_that_fails_ends_the_run_as_a_transport_error(tmp_path, workspace, endpoint, monkeypatch):
     from impasse.models import make_model
 
@@ -306,6 +312,7 @@ print(json.dumps({"end": end.kind, "seen": seen}))
 """
 
 
+@needs_mini
 def test_mini_and_litellm_connect_nowhere_but_the_relay_on_127_0_0_1():
     """Checked, not assumed: every connection and name lookup of the Python process, from the import
     of litellm and mini-swe-agent to the end of an episode, as Python's socket audit events show it."""
