@@ -17,6 +17,7 @@ from impasse.analysis.onset_rules import (
     is_credential,
     kind_counts,
     line_counts,
+    obs_kind,
     probed_command,
     sensor_reading,
 )
@@ -161,12 +162,13 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
                     locals_: set[str]) -> Match | None:
     if obs.injected:
         return Match(step.index, f"harness-injected failure ({obs.injected})", obs.output.strip()[:SHORT])
-    if not obs.executed or not kind_counts(obs.kind, obs.exit_code):
+    if not obs.executed:
         return None
     sensed = obs.sensors and sensor_reading(compiled.card.sensors, obs.sensors)  # per step: skip when none
     if sensed:
         return Match(step.index, f"runtime sensor ({sensed})", obs.output.strip()[-SHORT:])
-    if compiled.first_look is not None and not may_match(compiled.first_look, obs.output):
+    if (compiled.first_look is not None and not may_match(compiled.first_look, obs.output)) \
+            or not kind_counts(obs_kind(obs, step), obs.exit_code):  # the cheap test first
         return None
     for regex, signature in compiled.signatures:
         if signature.exit_codes and (obs.exit_code not in signature.exit_codes or obs.timed_out):

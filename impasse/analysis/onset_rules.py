@@ -86,6 +86,13 @@ BUILD_STEP = re.compile(r"^#\d+ \d+\.\d+ ")
 # What a tool that only reads returns (a file's lines, a page, a grep or glob listing) quotes text;
 # it reports a failure only when the read itself failed (normal_form.READ, LIST).
 QUOTING_KINDS = ("read", "list")
+# A shell command that only prints files (`cat README.md`, `sed -n '1,200p' src/app.py`, `nl -ba x.py |
+# sed -n 1,80p`, PowerShell's `Get-Content`): it returned the files' text, as a read tool does. Not a
+# log (`*.log`, `/tmp/…`, `tail`): that holds what a run printed.
+ARGS = r"(?:[^;&|<>`$()\n]|\s2>(?:&1|/dev/null))*"  # file names and options, stderr kept or dropped
+PRINTS_FILES = re.compile(rf"^\s*(?:cd\s+[^;&|\n]+?\s*&&\s*)?(?:cat|head|nl|sed\s+-n|bat|less|more|Get-Content|gc)\s"
+                          rf"{ARGS}(?:\|\s*(?:head|nl|sed\s+-n|cut|cat\s+-n)\b{ARGS})*$")
+LOG_LIKE = re.compile(r"\.(?:log|out|err)\b|/tmp/|/var/log/|\blogs?/")
 # A variable a missing_secret onset may name in a foreign run: a credential, not any setting
 # (`GIT_DISCOVERY_ACROSS_FILESYSTEM not set` is git's note on a search, not a missing secret).
 CREDENTIAL = re.compile(r"KEY|TOKEN|SECRET|PASS|CRED|AUTH|PRIVATE|DSN|API|_URL$|_URI$|ACCOUNT|SID$", re.I)
@@ -138,6 +145,18 @@ def line_counts(line: str, exit_code: int | None) -> bool:
     if is_listing(line):
         return False
     return exit_code not in (0, None) or is_failure_line(line)
+
+
+def obs_kind(obs: Obs, step: NStep) -> str:
+    """The kind of what returned an observation: its call's, or `read` for a command that only
+    printed files."""
+    if obs.kind != "command" or not step.actions:
+        return obs.kind
+    paired = len(step.actions) == len(step.observations)
+    calls = [step.actions[step.observations.index(obs)]] if paired else step.actions
+    prints = all(a.kind == "command" and PRINTS_FILES.match(a.command) and not LOG_LIKE.search(a.command)
+                 for a in calls)
+    return "read" if prints else obs.kind
 
 
 def kind_counts(kind: str, exit_code: int | None) -> bool:

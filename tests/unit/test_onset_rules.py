@@ -169,3 +169,29 @@ def test_a_compilers_file_line_column_report_is_no_grep_listing():
 
 def test_docker_builds_step_prefix_is_read_through():
     assert is_listing("#13 0.442 +  added line") and not is_listing("#13 0.442 ERROR: failed to solve")
+
+
+# Rule 6 for a shell read (Codex and mini-swe-agent read files through the shell): a command that only
+# prints files returned their text; a log is what a run printed, and a failed read reports.
+DOC_LINE = "Error: Cannot find module 'express'"
+
+
+@pytest.mark.parametrize("command", ["cat docs/TROUBLESHOOTING.md", "sed -n '1,120p' README.md 2>/dev/null",
+                                     "nl -ba docs/setup.md | sed -n 1,80p", "cd /repo && cat NOTES.md",
+                                     "Get-Content -Raw docs\\setup.md"])
+def test_text_a_shell_command_only_printed_from_files_is_no_onset(command):
+    assert shell_onset(command, DOC_LINE, 0) is None
+
+
+@pytest.mark.parametrize("command,exit_code", [("node server.js", 1), ("cat logs/server.log", 0),
+                                               ("cat /tmp/run.out", 0), ("cat docs/setup.md", 1)])
+def test_a_run_a_log_or_a_failed_read_still_reports(command, exit_code):
+    assert shell_onset(command, DOC_LINE, exit_code) is not None
+
+
+def shell_onset(command: str, output: str, exit_code: int | None):
+    compiled = compile_card(get_card("removed_dependency"), None)
+    obs = Obs(output, exit_code)
+    step = NStep(1, "", actions=[Action("bash", command=command)], observations=[obs])
+    return signature_match(compiled, obs, step, NTrajectory("r", "codex", "-", "m", None, "t", [step], "unknown"),
+                           set())
