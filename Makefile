@@ -31,13 +31,15 @@ demo: images
 	$(IMPASSE) run --model scripted:oracle --condition none --task $(DEMO_TASK) --out $(DEMO_OUT)
 	$(IMPASSE) annotate $(DEMO_OUT)
 
-# The real, pinned Claude Code and Codex binaries (fetched once with npm, checked, cached) under
-# chown_root, driven offline by the scripted oracle through impasse's model relay, then the annotation.
+# The real, pinned Claude Code and Codex binaries (fetched once with npm, checked, cached) and
+# mini-swe-agent (the venv's `mini` extra) under chown_root, driven offline by the scripted oracle
+# through impasse's model relay, then the annotation.
 DEMO_AGENTS_OUT ?= runs/demo-agents
 demo-agents: images
 	@rm -rf $(DEMO_AGENTS_OUT)
 	$(IMPASSE) run --agent claude-code --model scripted:oracle --condition chown_root --task $(DEMO_TASK) --out $(DEMO_AGENTS_OUT)
 	$(IMPASSE) run --agent codex --model scripted:oracle --condition chown_root --task $(DEMO_TASK) --out $(DEMO_AGENTS_OUT)
+	$(IMPASSE) run --agent mini-swe-agent --model scripted:oracle --condition chown_root --task $(DEMO_TASK) --out $(DEMO_AGENTS_OUT)
 	$(IMPASSE) annotate $(DEMO_AGENTS_OUT)
 
 unit: venv
