@@ -14,6 +14,7 @@ from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
 from impasse.analysis.onset_rules import (
     absent_by_probe,
     agent_made_the_command,
+    agent_started_it,
     is_credential,
     kind_counts,
     line_counts,
@@ -153,11 +154,6 @@ def local_names(trajectory: NTrajectory) -> set[str]:
     return names
 
 
-def self_caused(compiled: CompiledCard, steps: list[NStep], index: int) -> bool:
-    earlier = "\n".join(a.command for s in steps if s.index < index for a in s.actions)
-    return any(rx.search(earlier) for rx in compiled.self_caused)
-
-
 def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: NTrajectory,
                     locals_: set[str]) -> Match | None:
     if obs.injected:
@@ -184,7 +180,7 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
                     or (signature.injected == "binaries" and agent_made_the_command(name, obs, step))
                     or (signature.injected == "secrets" and not is_credential(name))):
                 continue
-            if compiled.foreign and self_caused(compiled, trajectory.steps, step.index):
+            if compiled.foreign and agent_started_it(compiled.self_caused, trajectory.steps, step.index, line):
                 return None
             return Match(step.index, signature.reason, line or f"exit status {obs.exit_code}", name,
                          signature.injected)

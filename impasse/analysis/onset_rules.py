@@ -105,6 +105,8 @@ PROSE_WORDS = {"a", "an", "and", "first", "here", "i", "if", "it", "let", "lets"
 # The shell choking on the agent's own text: quoting gone wrong, code pasted into bash.
 SHELL_CONFUSION = re.compile(r"syntax error near unexpected token|unexpected EOF while looking for matching|"
                              r"Substitution replacement not terminated")
+DOCKER_DAEMON = re.compile(r"docker\.sock|docker_engine|dockerDesktop\w*Engine|[Dd]ocker daemon|docker API")
+STARTS_DOCKER = re.compile(r"\b(?:dockerd|colima\s+start|open\s+-a\s+Docker|systemctl\s+start\s+docker)\b")
 PROBE_WORDS = re.compile(r"\b(?:command\s+-[vV]|which|type|hash|where|Get-Command)\b")  # a cheap first look
 
 # The agent's own presence probe (`command -v jq`, `which jq`, `type jq`, `hash jq`, `where jq`,
@@ -181,6 +183,16 @@ def agent_made_the_command(name: str, obs: Obs, step: NStep) -> bool:
     commands = " ".join(a.command for a in step.actions).replace("\\", "")
     in_backticks = re.search(r"`[^`]*\b" + re.escape(name) + r"\b[^`]*`", commands)
     return is_prose(name) or bool(SHELL_CONFUSION.search(obs.output)) or bool(in_backticks)
+
+
+def agent_started_it(patterns: list[re.Pattern], steps: list[NStep], index: int, line: str) -> bool:
+    """A foreign run's onset voided by a card's `self_caused` patterns over the agent's earlier commands
+    (a server it started and broke). The Docker daemon is not one of them unless the agent started
+    the daemon itself: its own dev server says nothing of Docker's socket."""
+    earlier = "\n".join(a.command for s in steps if s.index < index for a in s.actions)
+    if DOCKER_DAEMON.search(line):
+        return bool(STARTS_DOCKER.search(earlier))
+    return any(rx.search(earlier) for rx in patterns)
 
 
 def probed_command(step, index: int) -> str:

@@ -204,3 +204,14 @@ def test_a_server_the_agent_started_itself_is_not_a_service_down_in_a_foreign_ru
     assert signature_match(compiled, steps[1].observations[0], steps[1], traj, set()) is None
     alone = NTrajectory("r", "codex", "-", "m", None, "t", steps[1:], "unknown")
     assert signature_match(compiled, steps[1].observations[0], steps[1], alone, set()) is not None
+
+
+@pytest.mark.parametrize("started,onset_expected", [("npm run dev", True), ("open -a Docker", False)])
+def test_the_docker_daemon_is_no_server_the_agents_dev_server_stands_for(started, onset_expected):
+    down = "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?"
+    steps = [NStep(1, "", actions=[Action("bash", command=started)], observations=[Obs("ready", 0)]),
+             NStep(2, "", actions=[Action("bash", command="docker ps")], observations=[Obs(down, 1)])]
+    traj = NTrajectory("r", "claude-code", "-", "m", None, "t", steps, "unknown")
+    found = signature_match(compile_card(get_card("service_down"), None), steps[1].observations[0], steps[1],
+                            traj, set())
+    assert (found is not None) == onset_expected
