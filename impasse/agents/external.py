@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
+import socket
 import tarfile
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +33,8 @@ from impasse.models import Model
 from impasse.vocabulary import TERMINAL_TOOLS, Ending
 
 STATE_SIZE = "512m"
+RELAY_PREFIX = "impasse-relay-"
+STALE_AFTER = 60.0  # seconds: a relay folder younger than this may belong to a run still starting
 KEPT = (".jsonl", ".txt", ".log", ".json")  # the agent's transcripts and logs; not its sqlite state
 VERDICT_ARGUMENT = {Ending.ESCALATE_TO_HUMAN: "reason", Ending.TASK_COMPLETE: "summary"}
 
@@ -52,7 +57,8 @@ class ExternalAgent:
         if installed.spec.name not in LAUNCHES:
             raise ValueError(f"{installed.spec.label} does not run in the container")
         self.installed = installed
-        self.relay_dir = tempfile.mkdtemp(prefix="impasse-relay-")  # short: a socket path has a length limit
+        sweep_stale_relays()
+        self.relay_dir = tempfile.mkdtemp(prefix=RELAY_PREFIX)  # short: a socket path has a length limit
         Path(self.relay_dir).chmod(0o755)
 
     @property
@@ -87,6 +93,38 @@ class ExternalAgent:
             done = box.exec(run_command(launch), timeout=wall, environment=dict(ENVIRONMENT))
         keep_transcripts(box, run_dir)
         return verdict(relay, run_dir, done.exit_code, done.timed_out)
+
+
+def sweep_stale_relays(root: str | None = None, older_than: float = STALE_AFTER) -> list[Path]:
+    """The relay folders killed runs left behind (kill -9 runs no cleanup; gc removes only their
+    containers): ours, older than `older_than` seconds, their socket there and refusing connections
+    (no relay behind it). A live run's socket accepts; a folder without one yet may be a run still
+    starting its container, and is left alone."""
+    swept = []
+    for folder in Path(root or tempfile.gettempdir()).glob(f"{RELAY_PREFIX}*"):
+        socket_path = folder / "model.sock"
+        try:
+            mine = folder.stat().st_uid == os.getuid()
+            if not mine or time.time() - folder.stat().st_mtime < older_than or not socket_path.is_socket():
+                continue
+        except OSError:
+            continue
+        if refuses(socket_path):
+            shutil.rmtree(folder, ignore_errors=True)
+            swept.append(folder)
+    return swept
+
+
+def refuses(socket_path: Path) -> bool:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1)
+        try:
+            probe.connect(str(socket_path))
+        except (ConnectionRefusedError, FileNotFoundError):
+            return True
+        except OSError:
+            return False  # busy or slow: maybe alive
+    return False
 
 
 def between_steps(hooks: Hooks):

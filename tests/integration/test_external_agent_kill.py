@@ -1,6 +1,7 @@
 """kill -9 of `impasse run --agent claude-code` mid-run, its model a provider's (the OpenAI adapter
 on the host, behind the relay) served by a local endpoint that keeps the agent busy: the records
-stay valid, no result is written, and `impasse gc --stale` takes the container away."""
+stay valid, no result is written, `impasse gc --stale` takes the container away and the next
+external agent's start the relay's folder."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
+from impasse.agents.external import RELAY_PREFIX, sweep_stale_relays
 from impasse.episode.rundir import read_run
 from tests.conftest import default_sigint
 
@@ -31,7 +35,12 @@ def busy_endpoint():
     server.shutdown()
 
 
+def relay_folders() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob(f"{RELAY_PREFIX}*"))
+
+
 def test_sigkill_of_an_external_agent_run_leaves_valid_records_and_gc_reaps(api, tmp_path, busy_endpoint):
+    before = relay_folders()
     proc = subprocess.Popen(
         [sys.executable, "-m", "impasse", "run", "--agent", "claude-code", "--model", "openai:slow",
          "--base-url", busy_endpoint, "--condition", "chown_root", "--task", TASK, "--seed", "7",
@@ -55,3 +64,5 @@ def test_sigkill_of_an_external_agent_run_leaves_valid_records_and_gc_reaps(api,
     done = subprocess.run([sys.executable, "-m", "impasse", "gc", "--stale"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert labelled(api, run_dir.name) == []  # ... so gc does
+    (left,) = relay_folders() - before  # and the relay's socket folder, which the next external run sweeps
+    assert left in sweep_stale_relays(older_than=0) and not left.exists()
