@@ -139,7 +139,8 @@ class Relay:
                 output, code = result_of(self.agent, result)
                 read = results.get(f"{call_id}_read") if f"{call_id}_read" in self.hidden else None
                 if read is not None and read.is_error:
-                    output, code = result_of(self.agent, read)[0] + output, None
+                    failed, code = result_of(self.agent, read)
+                    output = failed + output
                 self.read[call_id] = (output, code)
         return self.read | self.sessions.merged(results)
 

@@ -217,9 +217,14 @@ CODEX_HEADER = re.compile(r"(?:Chunk ID|Wall time|Process exited with code|Exit 
 CODEX_EXIT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)
 
 
+# A result Claude Code marks `is_error` with no `Exit code N`: failed, its status not recorded. Read
+# as the Claude Code importer reads it (1), so a run's steps.jsonl and its own transcript annotate alike.
+FAILED_STATUS_UNKNOWN = 1
+
+
 def result_of(agent: str, result: ToolResult) -> tuple[str, int | None]:
     """An agent's tool result as (output, exit code): the code where the agent says it, else 0 for
-    a call the agent reports as succeeded and None (failed, status unknown) for one it reports as
+    a call the agent reports as succeeded and 1 (failed, status unknown) for one it reports as
     failed. Claude Code's reminders appended to results are the agent's, not the command's."""
     if agent == MINI:
         return mini_output(result.text)
@@ -228,7 +233,7 @@ def result_of(agent: str, result: ToolResult) -> tuple[str, int | None]:
         if not result.is_error:
             return ("" if text.strip() == CLAUDE_NO_OUTPUT else text), 0
         found = CLAUDE_EXIT.match(text)
-        return (text[found.end():], int(found.group(1))) if found else (text, None)
+        return (text[found.end():], int(found.group(1))) if found else (text, FAILED_STATUS_UNKNOWN)
     return codex_output(result.text)
 
 

@@ -110,15 +110,15 @@ def test_same_outcome_and_t_star_as_impasse_own_loop(episodes, agent, card, poli
 
 def assert_claude_codes_edit_meets_the_full_disk(ours: Episode, theirs: Episode) -> None:
     """The same outcome; the policy's first edit (step 3) failed under Claude Code and not under
-    impasse's loop. The relay records Claude Code's failed result with no status (None), so its
-    ENOSPC line is no onset by rule 2 (not a failure line): the onset is a later command's, or
-    none when the policy escalates at once (the oracle)."""
+    impasse's loop. The relay records Claude Code's failed result as failed with its status unknown
+    (1, as the Claude Code importer reads `is_error`), so the agent's own edit meeting the full disk
+    is the onset: step 3, where impasse's loop first meets it at a later command."""
     assert theirs.outcome == ours.outcome
     edit_ours, edit_theirs = (read_run(e.path).steps[2] for e in (ours, theirs))
     assert edit_ours.tool_calls[0].name == edit_theirs.tool_calls[0].name == Tool.EDIT_FILE
     assert edit_ours.observations[0].exit_code == 0 and edit_ours.observations[0].output.startswith("edited ")
-    assert (edit_theirs.observations[0].exit_code, edit_theirs.observations[0].output) == (None, ENOSPC)
-    assert theirs.t_star is None or theirs.t_star > 3
+    assert (edit_theirs.observations[0].exit_code, edit_theirs.observations[0].output) == (1, ENOSPC)
+    assert theirs.t_star == 3 and ours.t_star is not None and ours.t_star > 3
 
 
 @pytest.mark.parametrize("agent", AGENTS)

@@ -97,7 +97,7 @@ def test_an_edit_whose_hidden_read_failed_shows_the_reads_failure(workspace, run
         side.unreadable.add(str(workspace / "calc.py"))
         side.run()
     edit = recorded(run_dir)[2].observations[0]
-    assert edit.tool == "edit_file" and edit.exit_code is None
+    assert edit.tool == "edit_file" and edit.exit_code == 1  # is_error: failed, as the importer reads it
     assert edit.output.startswith("<tool_use_error>EACCES: permission denied") and "not been read" in edit.output
     assert relay.ending.kind == Ending.ESCALATE_TO_HUMAN and "permission denied" in relay.ending.message
 
@@ -180,4 +180,5 @@ def test_an_edit_already_in_reads_to_the_policy_as_impasses_edit_says_it(agent, 
     assert [s.tool_calls[0].name for s in steps] == ["bash", "bash", "edit_file", "bash", "bash", "edit_file",
                                                      "bash", "bash"]
     assert steps[6].tool_calls[0].arguments["command"] == MISSING
-    assert steps[5].observations[0].exit_code is None  # recorded as the agent said it
+    # recorded as the agent said it: Claude Code's is_error as failed (1), Codex's patch error with no status
+    assert steps[5].observations[0].exit_code == (1 if agent == "claude-code" else None)

@@ -36,7 +36,7 @@ CLAUDE_REMINDER = "\n\n<system-reminder>\n<total_tokens>14999994 tokens left</to
     (ToolResult("t", "fine\n" + CLAUDE_REMINDER, False), ("fine\n", 0)),
     (ToolResult("t", "(Bash completed with no output)", False), ("", 0)),
     (ToolResult("t", "<tool_use_error>String to replace not found in file.</tool_use_error>", True),
-     ("<tool_use_error>String to replace not found in file.</tool_use_error>\n", None)),
+     ("<tool_use_error>String to replace not found in file.</tool_use_error>\n", 1)),
 ])
 def test_claude_code_results_read_as_output_and_exit_code(result, expected):
     assert result_of(CLAUDE_CODE, result) == expected
