@@ -157,11 +157,19 @@ def playbook(task_id: str, card_id: str | None):
     return playbook_for(tasks[task_id], cards[card_id] if card_id else None)
 
 
+def tasks_named(messages: list[dict]) -> list[str]:
+    first_user = next((m.get("content") or "" for m in messages if m.get("role") == "user"), "")
+    return [t.id for t in catalog()[0].values() if t.problem_statement.strip() in first_user]
+
+
+def known_task_in(messages: list[dict]) -> bool:
+    return bool(tasks_named(messages))
+
+
 def task_of(persona: Persona, messages: list[dict]) -> str:
     if persona.task:
         return persona.task
-    first_user = next((m.get("content") or "" for m in messages if m.get("role") == "user"), "")
-    found = [t.id for t in catalog()[0].values() if t.problem_statement.strip() in first_user]
+    found = tasks_named(messages)
     if len(found) != 1:
         raise BadRequest(f"the first user message names {len(found)} known tasks; name one in the model")
     return found[0]
@@ -169,7 +177,11 @@ def task_of(persona: Persona, messages: list[dict]) -> str:
 
 def reply(persona: Persona, messages: list[dict]) -> ModelTurn:
     """Replay the policy over the conversation: each earlier assistant turn must be the one it
-    gives again (else this conversation is not the policy's), then answer the last message."""
+    gives again (else this conversation is not the policy's), then answer the last message. A
+    request that is no episode's — a one-line prompt with no task in it, as impasse's preflight
+    sends — is answered as any model would answer it."""
+    if not persona.task and not any(m.get("role") == "assistant" for m in messages) and not known_task_in(messages):
+        return ModelTurn("ok")
     policy: ScriptedPolicy = POLICIES[persona.policy](
         persona.policy, playbook(task_of(persona, messages), persona.card), persona.seed)
     for index, message in enumerate(messages):
