@@ -12,7 +12,6 @@ interrupted or rejected fetch leaves nothing behind. A second call is a cache hi
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import importlib.metadata
 import json
@@ -22,14 +21,13 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from impasse.agents.pins import LOCK, AgentPin, AgentSpec, PinnedFile, Placement, parse_agent, pin_of
 from impasse.infra.images import AGENT_MOUNT_SCRIPTS, Log
+from impasse.locks import file_lock
 from impasse.paths import HARNESS
 
 MOUNT_POINT = "/opt/impasse-agents"
@@ -112,16 +110,6 @@ def is_installed(folder: Path, pin: AgentPin) -> bool:
     if not marker.is_file() or marker.read_text() != marker_text(pin):
         return False
     return all((folder / f.path).is_file() and (folder / f.path).stat().st_size == f.size for f in pin.files)
-
-
-@contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    with path.open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def remove_abandoned_fetches(final: Path) -> None:

@@ -7,8 +7,6 @@ temporary folder, so an interrupted build never leaves a half-built image under 
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import shutil
 import subprocess
 import tempfile
@@ -21,6 +19,7 @@ import docker.errors
 
 from impasse.hashing import hash_text, hash_tree
 from impasse.infra import engine
+from impasse.locks import file_lock
 from impasse.paths import DOCKERFILES, HARNESS
 
 REGISTRY_BASE = "python:3.12-slim-bookworm"
@@ -184,17 +183,10 @@ def in_container_scripts() -> dict[str, Path]:
     return {f"harness/{p.name}": p for p in sorted(HARNESS.glob("*.py")) if p.name not in AGENT_MOUNT_SCRIPTS}
 
 
-@contextlib.contextmanager
 def build_lock(tag: str):
     """One build of a tag at a time on this host: two processes building the same layer at once
     make the engine's builder trip over its own intermediate containers."""
-    path = Path(tempfile.gettempdir()) / f"impasse-build-{tag.replace(':', '-').replace('/', '-')}.lock"
-    with path.open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    return file_lock(Path(tempfile.gettempdir()) / f"impasse-build-{tag.replace(':', '-').replace('/', '-')}.lock")
 
 
 def ensure_layer(api: docker.DockerClient, layer: Layer, log: Log) -> str:

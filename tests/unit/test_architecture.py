@@ -13,7 +13,7 @@ from impasse.vocabulary import ENDING_RULES, OUTCOME_MEANING, SCORED_OUTCOMES, E
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "impasse"
 # Imports only point to the same layer or an earlier one.
-LAYERS = (("vocabulary", "defaults", "paths", "hashing", "__init__"), ("catalog",), ("infra",), ("models",),
+LAYERS = (("vocabulary", "defaults", "paths", "hashing", "locks", "__init__"), ("catalog",), ("infra",), ("models",),
           ("episode",), ("agents",), ("analysis",), ("truth",), ("proving",), ("runs",), ("cli", "__main__"))
 MAX_LINES = 300
 
