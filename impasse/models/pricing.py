@@ -7,6 +7,7 @@ spend of exactly the models nobody priced."""
 from __future__ import annotations
 
 import datetime
+import functools
 import os
 import re
 from dataclasses import asdict, dataclass, field
@@ -88,6 +89,18 @@ def rate_of(data: dict, rate: str, where: str) -> float | None:
 
 
 def read_prices(path: Path) -> dict[str, Price]:
+    """A price file's entries, parsed once per version of the file: every run of a matrix asks for
+    its model's price, and the repo's table takes ~20 ms to parse."""
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError as err:
+        raise PriceTableError(f"{path}: cannot read the price file ({err.strerror or err})") from None
+    return dict(parsed_prices(str(path), stamp))
+
+
+@functools.lru_cache(maxsize=32)
+def parsed_prices(name: str, stamp: int) -> dict[str, Price]:
+    path = Path(name)
     try:
         data = yaml.load(path.read_text(), Loader=SAFE_LOADER)
     except OSError as err:
