@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from impasse.analysis.formats.common import (
+    FAILED_STATUS_UNKNOWN,
     ImportProblem,
     edit_action,
     other_action,
@@ -24,7 +25,6 @@ from impasse.vocabulary import Tool
 
 SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code writes itself (API errors, interruptions)
 EXIT_LINE = re.compile(r"^Exit code (-?\d+)\b")  # how a failed Bash result begins
-FAILED_STATUS_UNKNOWN = 1  # `is_error` without an `Exit code N` line: it failed, with no status recorded
 TIMEOUT_LINE = "Command timed out after "  # Bash killed the command at its own timeout (`timeout` input)
 # A human said no at the permission prompt (or interrupted the call): the tool never ran.
 REJECTED = ("The user doesn't want to proceed with this tool use", "[Request interrupted by user")

@@ -12,6 +12,7 @@ import shlex
 from pathlib import Path
 
 from impasse.analysis.formats.common import (
+    FAILED_STATUS_UNKNOWN,
     ImportProblem,
     edit_action,
     json_arguments,
@@ -35,7 +36,6 @@ PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
 EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)$", re.M)
 FAILED_HEADER = re.compile(r"^(?:Script failed$|execution error: )", re.M)
 HEADER_CHARS = 400  # a status is in the output's header (before `Output:`), never in what the command printed
-FAILED_STATUS_UNKNOWN = 1  # a failure the format records without its status
 TIMEOUT_LINE = "command timed out after "
 REJECTED = ("exec command rejected by user", "patch rejected by user")  # a human's no: the call never ran
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from impasse.analysis.formats.codex import command_text
 from impasse.analysis.formats.common import (
+    FAILED_STATUS_UNKNOWN,
     ImportProblem,
     edit_action,
     other_action,
@@ -26,7 +27,6 @@ EVENTS = ("thread.started", "turn.started", "turn.completed", "turn.failed", "it
           "item.completed", "error")
 MODEL_ITEMS = ("agent_message", "reasoning")
 TOOL_ITEMS = ("command_execution", "file_change", "mcp_tool_call", "web_search")
-FAILED_STATUS_UNKNOWN = 1  # a failed item that records no status
 
 
 def shell_command(command) -> str:

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from impasse.analysis.formats.common import ImportProblem, edit_action, other_action, text_of, tool_kind
+from impasse.analysis.formats.common import (
+    FAILED_STATUS_UNKNOWN,
+    ImportProblem,
+    edit_action,
+    other_action,
+    text_of,
+    tool_kind,
+)
 from impasse.analysis.normal_form import COMMAND, OTHER, WRITE, Action, NStep, NTrajectory, Obs
 from impasse.vocabulary import Ending, Tool
 
@@ -16,7 +23,6 @@ SPOKEN = ("message", "think")  # the agent's own words: a step's text, not an ac
 EDITS = ("create", "str_replace", "insert", "edit", "write")
 OBSERVATION_KINDS = {"run": COMMAND, "run_ipython": COMMAND, "edit": WRITE, "write": WRITE}  # else by tool_kind
 ERROR = "error"  # an ErrorObservation: the action it answers (`cause`) failed
-FAILED_STATUS_UNKNOWN = 1
 
 
 def is_step(event: dict) -> bool:
