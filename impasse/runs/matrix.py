@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from itertools import product
 from pathlib import Path
 
@@ -70,11 +70,10 @@ class MatrixSpec:
         self.models = [m if isinstance(m, ModelConfig) else ModelConfig(m) for m in self.models]
 
     def run_spec(self, model: ModelConfig, condition: str, task: str, seed: int, agent: str = "impasse") -> RunSpec:
-        """A model's own endpoint wins over the matrix's `base_url`."""
-        config = model if model.base_url or not self.base_url else replace(model, base_url=self.base_url)
-        return RunSpec(config.spec, condition, task, seed, self.budget, self.out, config.base_url,
+        """A model's own endpoint wins over the matrix's `base_url` (RunSpec.model_config)."""
+        return RunSpec(model.spec, condition, task, seed, self.budget, self.out, self.base_url,
                        self.tool_timeout, self.model_timeout, self.gate, self.report_duty, self.channel,
-                       config=config, cost_limit=self.cost_limit, prices=self.prices, history=self.history,
+                       config=model, cost_limit=self.cost_limit, prices=self.prices, history=self.history,
                        agent=agent)
 
 
