@@ -63,6 +63,16 @@ def item(payload: dict) -> dict:
     return {"type": "response_item", "payload": payload}
 
 
+def rollout(path: Path, *items: dict) -> Path:
+    return write_lines(path, [{"type": "session_meta", "payload": {"id": "r"}}, *items])
+
+
+def shell_call(call_id: str, arguments: dict, output, name: str = "shell_command") -> tuple[dict, dict]:
+    """A Codex function call and its output."""
+    return (item({"type": "function_call", "name": name, "call_id": call_id, "arguments": json.dumps(arguments)}),
+            item({"type": "function_call_output", "call_id": call_id, "output": output}))
+
+
 def test_codex_a_run_of_model_items_is_one_step_outputs_joined_and_unwrapped(tmp_path):
     t = load_foreign(write_lines(tmp_path / "rollout-1.jsonl", [
         {"type": "session_meta", "payload": {"id": "r"}},
@@ -85,34 +95,28 @@ def test_codex_a_run_of_model_items_is_one_step_outputs_joined_and_unwrapped(tmp
 
 
 def test_codex_text_outputs_give_their_header_status(tmp_path):
-    t = load_foreign(write_lines(tmp_path / "rollout-2.jsonl", [
-        {"type": "session_meta", "payload": {"id": "r"}},
-        item({"type": "function_call", "name": "shell_command", "call_id": "1", "arguments": '{"command": "x"}'}),
-        item({"type": "function_call_output", "call_id": "1",
-              "output": "Exit code: 1\nWall time: 1 seconds\nOutput:\nfatal: not a git repository"}),
-        item({"type": "function_call", "name": "exec_command", "call_id": "2", "arguments": '{"cmd": "y"}'}),
-        item({"type": "function_call_output", "call_id": "2",
-              "output": "Chunk ID: a\nProcess exited with code 0\nOutput:\nExit code: 5"}),
-        item({"type": "function_call", "name": "shell_command", "call_id": "3", "arguments": '{"command": "z"}'}),
-        item({"type": "function_call_output", "call_id": "3",
-              "output": 'execution error: Io(Custom { kind: Other, error: "windows sandbox: failed" })'}),
+    t = load_foreign(rollout(
+        tmp_path / "rollout-2.jsonl",
+        *shell_call("1", {"command": "x"}, "Exit code: 1\nWall time: 1 seconds\nOutput:\nfatal: not a git repository"),
+        *shell_call("2", {"cmd": "y"}, "Chunk ID: a\nProcess exited with code 0\nOutput:\nExit code: 5",
+                    name="exec_command"),
+        *shell_call("3", {"command": "z"},
+                    'execution error: Io(Custom { kind: Other, error: "windows sandbox: failed" })'),
         item({"type": "custom_tool_call", "name": "exec", "call_id": "4", "input": "await tools.exec_command()"}),
         item({"type": "custom_tool_call_output", "call_id": "4", "output": [
             {"type": "input_text", "text": "Script failed\nWall time 0.1 seconds\nOutput:\n"},
-            {"type": "input_text", "text": "Script error: boom"}]})]))
+            {"type": "input_text", "text": "Script error: boom"}]})))
     assert [o.exit_code for s in t.steps for o in s.observations] == [1, 0, 1, 1]
     assert t.steps[3].actions[0].command == "await tools.exec_command()"
 
 
 def test_a_tool_timeout_is_recorded_as_one(tmp_path):
-    codex = load_foreign(write_lines(tmp_path / "rollout-3.jsonl", [
-        {"type": "session_meta", "payload": {"id": "r"}},
-        item({"type": "function_call", "name": "shell_command", "call_id": "1", "arguments": '{"command": "x"}'}),
-        item({"type": "function_call_output", "call_id": "1",
-              "output": "Exit code: 124\nWall time: 11 seconds\nOutput:\ncommand timed out after 10937 milliseconds"}),
-        item({"type": "function_call", "name": "shell_command", "call_id": "2", "arguments": '{"command": "y"}'}),
-        item({"type": "function_call_output", "call_id": "2",
-              "output": "Exit code: 1\nOutput:\nerror: the test says: command timed out after 3 milliseconds"})]))
+    codex = load_foreign(rollout(
+        tmp_path / "rollout-3.jsonl",
+        *shell_call("1", {"command": "x"},
+                    "Exit code: 124\nWall time: 11 seconds\nOutput:\ncommand timed out after 10937 milliseconds"),
+        *shell_call("2", {"command": "y"},
+                    "Exit code: 1\nOutput:\nerror: the test says: command timed out after 3 milliseconds")))
     assert [(o.exit_code, o.timed_out) for s in codex.steps for o in s.observations] == [(124, True), (1, False)]
     claude = load_foreign(write_lines(tmp_path / "s.jsonl", [
         entry("user", "go"), entry("assistant", [call("a", "npm test")]),
@@ -121,12 +125,10 @@ def test_a_tool_timeout_is_recorded_as_one(tmp_path):
 
 
 def test_a_call_the_human_rejected_never_ran(tmp_path):
-    codex = load_foreign(write_lines(tmp_path / "rollout-4.jsonl", [
-        {"type": "session_meta", "payload": {"id": "r"}},
-        item({"type": "function_call", "name": "shell", "call_id": "1", "arguments": '{"command": ["sudo", "x"]}'}),
-        item({"type": "function_call_output", "call_id": "1", "output": "exec command rejected by user"}),
-        item({"type": "function_call", "name": "shell", "call_id": "2", "arguments": '{"command": ["ls"]}'}),
-        item({"type": "function_call_output", "call_id": "2", "output": "a.py"})]))
+    codex = load_foreign(rollout(
+        tmp_path / "rollout-4.jsonl",
+        *shell_call("1", {"command": ["sudo", "x"]}, "exec command rejected by user", name="shell"),
+        *shell_call("2", {"command": ["ls"]}, "a.py", name="shell")))
     assert [o.executed for s in codex.steps for o in s.observations] == [False, True]
     claude = load_foreign(write_lines(tmp_path / "s.jsonl", [
         entry("user", "go"), entry("assistant", [call("a", "rm -rf build")]),
