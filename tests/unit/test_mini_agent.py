@@ -32,6 +32,7 @@ from impasse.episode.rundir import RunDir, read_steps
 from impasse.models.scripted import Edit, Persistent, Playbook, ScriptedPolicy
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Ending, Tool
+from tests.unit.test_relay_episodes import BUGGY, FIXED, MISSING, PASSES, make_workspace
 
 # Looked for, not imported: impasse sets litellm's and mini's settings before their first import.
 MISSING_MINI = importlib.util.find_spec("minisweagent") is None
@@ -39,10 +40,6 @@ needs_mini = pytest.mark.skipif(MISSING_MINI, reason="mini-swe-agent is not inst
 
 ROOT = Path(__file__).resolve().parents[2]
 EDIT_SCRIPT = str(ROOT / "harness" / "edit_file.py")
-BUGGY = "def add(a, b):\n    return a - b\n"
-FIXED = "def add(a, b):\n    return a + b\n"
-PASSES = "python3 -c 'import calc; assert calc.add(2, 3) == 5'"
-MISSING = "python3 -c 'import calc, missing_dep'"
 
 
 class HostExecutor:
@@ -67,17 +64,6 @@ class HostExecutor:
 @pytest.fixture
 def workspace(tmp_path):
     return make_workspace(tmp_path / "workspace")
-
-
-def make_workspace(root: Path) -> Path:
-    (root / "tests").mkdir(parents=True)
-    (root / "calc.py").write_text("VERSION = 1\n\n" + BUGGY)
-    (root / "tests" / "test_calc.py").write_text("import calc\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(root)]
-    subprocess.run(git + ["init", "-q"], check=True)
-    subprocess.run(git + ["add", "-A"], check=True)
-    subprocess.run(git + ["commit", "-qm", "init"], check=True)
-    return root
 
 
 def episode(tmp_path: Path, executor: HostExecutor, test_command: str, kind=ScriptedPolicy, name="oracle",

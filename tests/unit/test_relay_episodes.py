@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -30,10 +31,15 @@ AGENTS = [pytest.param("claude-code", ClaudeCode, id="claude-code"), pytest.para
 
 @pytest.fixture
 def workspace(tmp_path):
-    root = tmp_path / "workspace"
+    return make_workspace(tmp_path / "workspace", {"README.md": "calc\n"})
+
+
+def make_workspace(root: Path, extra: dict[str, str] | None = None) -> Path:
+    """A git work folder, committed, whose one test fails on calc.py's bug; `extra` are more files in it."""
     (root / "tests").mkdir(parents=True)
     (root / "calc.py").write_text("VERSION = 1\n\n" + BUGGY)
-    (root / "README.md").write_text("calc\n")
+    for name, text in (extra or {}).items():
+        (root / name).write_text(text)
     (root / "tests" / "test_calc.py").write_text("import calc\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n")
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(root)]
     subprocess.run(git + ["init", "-q"], check=True)
