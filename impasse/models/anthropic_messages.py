@@ -16,12 +16,11 @@ from impasse.models.config import ModelSettings
 from impasse.models.errors import describe_anthropic
 from impasse.models.retry import with_retries
 from impasse.models.sdk import make_client
-from impasse.models.turns import ModelTurn, ToolCall, usage
+from impasse.models.turns import PREFLIGHT, ModelTurn, ToolCall, usage
 
 MAX_TOKENS = 4096  # the answer's own room; a thinking budget comes on top of it
 EPHEMERAL = {"type": "ephemeral"}
 KEPT_BLOCKS = ("thinking", "redacted_thinking")  # what must come back verbatim
-PREFLIGHT = [{"role": "user", "content": "Reply with the word ok."}]
 
 
 def to_anthropic_tools(tools: list[dict]) -> list[dict]:

@@ -15,9 +15,7 @@ from impasse.models.config import ModelSettings
 from impasse.models.errors import EmptyResponse, describe_openai
 from impasse.models.retry import with_retries
 from impasse.models.sdk import make_client
-from impasse.models.turns import ModelTurn, ToolCall, usage
-
-PREFLIGHT = [{"role": "user", "content": "Reply with the word ok."}]
+from impasse.models.turns import PREFLIGHT, ModelTurn, ToolCall, usage
 
 
 class OpenAIChat:

@@ -13,9 +13,8 @@ from impasse.models.errors import describe_openai
 from impasse.models.openai_chat import parse_call
 from impasse.models.retry import with_retries
 from impasse.models.sdk import make_client
-from impasse.models.turns import ModelTurn, usage
+from impasse.models.turns import PREFLIGHT, ModelTurn, usage
 
-PREFLIGHT = [{"role": "user", "content": "Reply with the word ok."}]
 MIN_OUTPUT = 16  # the Responses API refuses a max_output_tokens below 16
 
 

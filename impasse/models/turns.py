@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# What a preflight asks every adapter (runs/preflight.py): one line, answered in a token or so.
+PREFLIGHT = [{"role": "user", "content": "Reply with the word ok."}]
+
 
 @dataclass(slots=True)
 class ToolCall:
