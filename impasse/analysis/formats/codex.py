@@ -35,6 +35,7 @@ CODE_MODE = "exec"  # a script that calls the shell tools itself: a command
 PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
 EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)$", re.M)
 FAILED_HEADER = re.compile(r"^(?:Script failed$|execution error: )", re.M)
+OUTPUT_HEADER = "Output:\n"  # ends a text output's header
 HEADER_CHARS = 400  # a status is in the output's header (before `Output:`), never in what the command printed
 TIMEOUT_LINE = "command timed out after "
 REJECTED = ("exec command rejected by user", "patch rejected by user")  # a human's no: the call never ran
@@ -120,12 +121,12 @@ def observation_of(output, kind: str = COMMAND) -> Obs:
 def timed_out(text: str) -> bool:
     """Codex killed the command for its own timeout: `command timed out after N milliseconds` begins
     the output (after the header, if there is one)."""
-    body = text.split("Output:\n", 1)[-1] if "Output:\n" in text[:HEADER_CHARS] else text
-    return body.startswith(TIMEOUT_LINE)
+    header_end = text.find(OUTPUT_HEADER, 0, HEADER_CHARS)
+    return text.startswith(TIMEOUT_LINE, header_end + len(OUTPUT_HEADER) if header_end >= 0 else 0)
 
 
 def exit_status(text: str) -> int | None:
-    head = text.split("\nOutput:", 1)[0][:HEADER_CHARS]
+    head = text[:HEADER_CHARS + len("\nOutput:")].split("\nOutput:", 1)[0][:HEADER_CHARS]  # no copy of the output
     found = EXIT_LINE.search(head)
     if found:
         return int(found.group(1))
