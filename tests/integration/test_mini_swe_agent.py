@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,8 +26,8 @@ from impasse.runs.runner import RunSpec, execute
 from impasse.vocabulary import Tool
 from tests.conftest import default_sigint
 
+from . import test_runs as runs
 from .containers import labelled
-from .endpoints import Script, openai_tool_call, serve
 
 # Looked for, not imported: impasse sets litellm's and mini's settings before their first import.
 MISSING_MINI = importlib.util.find_spec("minisweagent") is None
@@ -135,12 +134,7 @@ def test_flaky_sandbox_faults_reach_minis_commands_as_they_reach_impasse_own(epi
     assert faults(theirs.path) == faults(ours.path)
 
 
-@pytest.fixture
-def slow_endpoint():
-    """A provider whose model keeps running `sleep 1`: an episode slow enough to be stopped mid-way."""
-    server, url = serve(Script([openai_tool_call("bash", json.dumps({"command": "sleep 1"}))] * 80))
-    yield f"{url}/v1"
-    server.shutdown()
+slow_endpoint = runs.slow_endpoint  # a provider whose model keeps running `sleep 1`
 
 
 def start_run(tmp_path: Path, base_url: str, seed: int) -> subprocess.Popen:
@@ -150,27 +144,15 @@ def start_run(tmp_path: Path, base_url: str, seed: int) -> subprocess.Popen:
                             preexec_fn=default_sigint, env={**os.environ, "OPENAI_API_KEY": "sk-host-only"})
 
 
-def wait_for_steps(tmp_path: Path, count: int, timeout: float = 120) -> Path:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for steps in tmp_path.glob("*/steps.jsonl"):
-            if len(steps.read_text().splitlines()) >= count:
-                return steps.parent
-        time.sleep(0.2)
-    raise AssertionError("the run made no progress")
-
-
 def valid_partial(run_dir: Path) -> int:
-    lines = (run_dir / "steps.jsonl").read_text().splitlines()
-    assert all(json.loads(line)["index"] == i for i, line in enumerate(lines, 1))
-    assert not (run_dir / "result.json").exists()
+    count = runs.valid_partial(run_dir)
     assert (run_dir / "agent" / "traj.json").exists()  # mini saves it after every step
-    return len(lines)
+    return count
 
 
 def test_sigint_mid_run_leaves_valid_records_and_no_container(api, tmp_path, slow_endpoint):
     proc = start_run(tmp_path, slow_endpoint, seed=11)
-    run_dir = wait_for_steps(tmp_path, 3)
+    run_dir = runs.wait_for_steps(tmp_path, 3)
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=60)
     assert proc.returncode == 130
@@ -180,7 +162,7 @@ def test_sigint_mid_run_leaves_valid_records_and_no_container(api, tmp_path, slo
 
 def test_sigkill_mid_run_leaves_valid_records_and_gc_reaps_the_container(api, tmp_path, slow_endpoint):
     proc = start_run(tmp_path, slow_endpoint, seed=12)
-    run_dir = wait_for_steps(tmp_path, 3)
+    run_dir = runs.wait_for_steps(tmp_path, 3)
     os.kill(proc.pid, signal.SIGKILL)  # mini-swe-agent is in the same process: nothing of it outlives impasse
     proc.wait(timeout=30)
     assert valid_partial(run_dir) >= 3
