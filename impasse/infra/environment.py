@@ -206,8 +206,9 @@ def start_containers(stack: contextlib.ExitStack, api: docker.DockerClient, stag
     condition, image = staged.condition, staged.image
     labels = {"impasse.task": condition.task.id, "impasse.condition": condition.name, **labels}
     options, workspace_tmpfs = docker_run_options(condition)
-    if tmpfs:  # beside the card's own, never over them
-        options["tmpfs"] = {**tmpfs, **options.get("tmpfs", {})}
+    for key, extra in (("volumes", volumes), ("tmpfs", tmpfs)):
+        if extra:  # beside the card's own, never over them
+            options[key] = {**extra, **options.get(key, {})}
     if grading and options.get("read_only") and not workspace_tmpfs:
         # The grader must write the final workspace in, but a writable rootfs would give Python's
         # tempfile a fallback the episode did not have; so only /workspace becomes writable.
@@ -228,8 +229,7 @@ def start_containers(stack: contextlib.ExitStack, api: docker.DockerClient, stag
         started.append(start_sidecar(api, image, service, network, labels))
     spec = SandboxSpec(image=image, labels=labels, network=network or "none",
                        environment=agent_environment(condition),
-                       run_options={**options, "extra_hosts": extra_hosts(condition),
-                                    **({"volumes": volumes} if volumes else {})})
+                       run_options={**options, "extra_hosts": extra_hosts(condition)})
     box = stack.enter_context(open_sandbox(api, spec))
     # The owner before the root setup, which may change it; the workspace steps run as it.
     owner, base = start_facts(box, options.get("tmpfs", {}).get("/workspace"))
