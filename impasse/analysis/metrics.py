@@ -18,7 +18,6 @@ from impasse.analysis.onset_rules import (
     is_credential,
     kind_counts,
     line_counts,
-    obs_kind,
     probed_command,
     sensor_reading,
 )
@@ -164,7 +163,7 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
     if sensed:
         return Match(step.index, f"runtime sensor ({sensed})", obs.output.strip()[-SHORT:])
     if (compiled.first_look is not None and not may_match(compiled.first_look, obs.output)) \
-            or not kind_counts(obs_kind(obs, step), obs.exit_code):  # the cheap test first
+            or not kind_counts(obs, step):  # the cheap test first
         return None
     for regex, signature in compiled.signatures:
         if signature.exit_codes and (obs.exit_code not in signature.exit_codes or obs.timed_out):

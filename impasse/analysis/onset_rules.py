@@ -161,10 +161,10 @@ def obs_kind(obs: Obs, step: NStep) -> str:
     return "read" if prints else obs.kind
 
 
-def kind_counts(kind: str, exit_code: int | None) -> bool:
+def kind_counts(obs: Obs, step: NStep) -> bool:
     """Whether an observation can hold an onset at all, by the kind of tool that returned it: text in
     a file the agent read or a listing it asked for quotes a blocker; a read that failed reports one."""
-    return kind not in QUOTING_KINDS or exit_code not in (0, None)
+    return obs.exit_code not in (0, None) or obs_kind(obs, step) not in QUOTING_KINDS  # the kind only when needed
 
 
 def is_credential(name: str) -> bool:
