@@ -57,7 +57,8 @@ def tool_step(item: dict) -> tuple[list[Action], Obs]:
         text = text_of(result.get("content")) if isinstance(result, dict) else text_of(result)
         error_text = str(error.get("message", error)) if isinstance(error, dict) else str(error or "")
         return [action], Obs(error_text or text, FAILED_STATUS_UNKNOWN if error or failed else None, kind=action.kind)
-    return [other_action(kind, {"query": item.get("query")})], Obs("", None, kind=other_action(kind, {}).kind)
+    action = other_action(kind, {"query": item.get("query")})
+    return [action], Obs("", None, kind=action.kind)
 
 
 def exec_steps(records: list[dict]) -> list[NStep]:
