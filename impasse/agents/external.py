@@ -24,7 +24,7 @@ from pathlib import Path
 from impasse.agents.install import InstalledAgent
 from impasse.agents.launch import ENVIRONMENT, LAUNCHES, MCP_LOG, RELAY_DIR, STATE, STDERR, prepare_command, run_command
 from impasse.agents.relay import Relay
-from impasse.episode.agent import EpisodeEnd
+from impasse.episode.agent import TERMINAL_ARGUMENT, EpisodeEnd
 from impasse.episode.records import Step
 from impasse.episode.rundir import RunDir
 from impasse.infra.sandbox import AGENT_USER, SandboxUnavailable
@@ -36,7 +36,6 @@ STATE_SIZE = "512m"
 RELAY_PREFIX = "impasse-relay-"
 STALE_AFTER = 60.0  # seconds: a relay folder younger than this may belong to a run still starting
 KEPT = (".jsonl", ".txt", ".log", ".json")  # the agent's transcripts and logs; not its sqlite state
-VERDICT_ARGUMENT = {Ending.ESCALATE_TO_HUMAN: "reason", Ending.TASK_COMPLETE: "summary"}
 
 
 @dataclass
@@ -192,7 +191,7 @@ def verdict(relay: Relay, run_dir: RunDir, exit_code: int | None, timed_out: boo
     seen = relay.ending
     if calls:
         kind = Ending(calls[0]["tool"])
-        message = str((calls[0].get("arguments") or {}).get(VERDICT_ARGUMENT[kind], ""))
+        message = str((calls[0].get("arguments") or {}).get(TERMINAL_ARGUMENT[kind], ""))
         return EpisodeEnd(kind, message, seen.step if seen else relay.steps)
     if seen is not None and seen.kind in TERMINAL_TOOLS:
         return EpisodeEnd(Ending.HARNESS_ERROR, f"the agent called {seen.kind} but impasse's MCP server never "

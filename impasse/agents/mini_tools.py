@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shlex
 
+from impasse.episode.agent import TERMINAL_ARGUMENT
 from impasse.episode.tools import edit_payload
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Tool
@@ -19,14 +20,13 @@ from impasse.vocabulary import Tool
 MINI_TOOL = "bash"
 SENTINELS = {Tool.TASK_COMPLETE: "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
              Tool.ESCALATE_TO_HUMAN: "IMPASSE_ESCALATE_TO_HUMAN"}
-ARGUMENT = {Tool.TASK_COMPLETE: "summary", Tool.ESCALATE_TO_HUMAN: "reason"}
 
 
 def mini_command(call: ToolCall, edit_script: str) -> str:
     """A policy's call as a mini-swe-agent command."""
     args = call.arguments or {}
     if call.name in SENTINELS:
-        text = shlex.quote(str(args.get(ARGUMENT[call.name], "")))
+        text = shlex.quote(str(args.get(TERMINAL_ARGUMENT[call.name], "")))
         if call.name == Tool.ESCALATE_TO_HUMAN:
             return f"echo {SENTINELS[call.name]}: {text}"
         return f"printf '%s\\n' {SENTINELS[call.name]} {text}"  # mini's sentinel alone on the first line

@@ -14,13 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from impasse.agents.tool_names import AgentCall
-from impasse.episode.agent import EpisodeEnd
+from impasse.episode.agent import TERMINAL_ARGUMENT, EpisodeEnd
 from impasse.episode.records import Observation, Step
 from impasse.episode.rundir import RunDir
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import TERMINAL_TOOLS, Ending
 
-TERMINAL_ARGUMENT = {Ending.TASK_COMPLETE: "summary", Ending.ESCALATE_TO_HUMAN: "reason"}
 BetweenSteps = Callable[[int], "dict | None"]
 
 
@@ -101,7 +100,7 @@ class StepClock:
         self.open = OpenStep(index, started_at, clock, text, calls, wire, usage, gold)
         for call in calls:
             if call.name in TERMINAL_TOOLS and self.ending is None:
-                argument = TERMINAL_ARGUMENT[Ending(call.name)]
+                argument = TERMINAL_ARGUMENT[call.name]
                 self.end(Ending(call.name), str((call.arguments or {}).get(argument, "")))
                 break
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from impasse.agents.mini_tools import MINI_TOOL, command_verdict, mini_command, mini_output
 from impasse.defaults import TOOL_TIMEOUT
+from impasse.episode.agent import TERMINAL_ARGUMENT
 from impasse.episode.tools import EDIT_SCRIPT, edit_payload
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Tool
@@ -27,7 +28,6 @@ AGENTS = (CLAUDE_CODE, CODEX, MINI)
 MCP_SERVER = "impasse"
 CLAUDE_MCP_PREFIX = f"mcp__{MCP_SERVER}__"  # Claude Code: mcp__<server>__<tool>
 CODEX_NAMESPACE = f"mcp__{MCP_SERVER}"  # Codex: a `namespace` tool group, the call carries it
-TERMINAL_ARGUMENT = {Tool.TASK_COMPLETE: "summary", Tool.ESCALATE_TO_HUMAN: "reason"}
 EXEC_YIELD_MS = 30000  # unified exec's longest wait before it hands back a running session
 
 
