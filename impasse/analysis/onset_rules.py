@@ -154,8 +154,7 @@ def obs_kind(obs: Obs, step: NStep) -> str:
     printed files."""
     if obs.kind != "command" or not step.actions:
         return obs.kind
-    paired = len(step.actions) == len(step.observations)
-    calls = [step.actions[step.observations.index(obs)]] if paired else step.actions
+    calls = calls_of(step, step.observations.index(obs))
     prints = all(a.kind == "command" and PRINTS_FILES.match(a.command) and not LOG_LIKE.search(a.command)
                  for a in calls)
     return "read" if prints else obs.kind
@@ -195,11 +194,15 @@ def agent_started_it(patterns: list[re.Pattern], steps: list[NStep], index: int,
     return any(rx.search(earlier) for rx in patterns)
 
 
+def calls_of(step: NStep, index: int) -> list:
+    """The calls behind a step's observation `index`: its own, when calls and observations pair up;
+    else all of the step's."""
+    return [step.actions[index]] if len(step.actions) == len(step.observations) else step.actions
+
+
 def probed_command(step, index: int) -> str:
-    """The commands behind a step's observation `index` (its own call's, when calls and observations
-    pair up), if any holds a presence probe."""
-    calls = [step.actions[index]] if len(step.actions) == len(step.observations) else step.actions
-    command = "\n".join(a.command for a in calls if a.kind == "command")
+    """The commands behind a step's observation `index`, if any holds a presence probe."""
+    command = "\n".join(a.command for a in calls_of(step, index) if a.kind == "command")
     return command if PROBE_WORDS.search(command) else ""
 
 
