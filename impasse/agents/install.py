@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO
 
 from impasse.agents.pins import LOCK, AgentPin, AgentSpec, PinnedFile, Placement, parse_agent, pin_of
+from impasse.hashing import file_sha256
 from impasse.infra.images import AGENT_MOUNT_SCRIPTS, Log
 from impasse.locks import file_lock
 from impasse.paths import HARNESS
@@ -175,8 +176,7 @@ def npm_failure(done: subprocess.CompletedProcess) -> str:
 
 
 def check_digest(spec: AgentSpec, path: Path, pinned: PinnedFile, what: str) -> None:
-    with path.open("rb") as source:
-        found = hashlib.file_digest(source, "sha256").hexdigest()
+    found = file_sha256(path)
     if found != pinned.sha256:
         path.unlink()
         raise mismatch(spec, what, pinned.sha256, found)
