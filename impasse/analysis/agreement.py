@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from impasse.analysis.driver import annotate_auto
+from impasse.analysis.driver import annotate_auto, auto_cards
 from impasse.analysis.importers import ImportProblem, load_foreign
 from impasse.analysis.metrics import annotate, compile_card
 from impasse.catalog.cards import Card, load_cards
@@ -121,7 +121,7 @@ def cards_firing(trajectory, cards: list[Card]) -> dict[str, int]:
 def judge(label: dict, folder: Path, cards: list[Card] | None = None) -> Verdict:
     expected = None if label["t_star"] is None else label["t_star"] + 1
     verdict = Verdict(label["file"], label["blocker_category"], expected, None, None)
-    cards = cards if cards is not None else [c for c in load_cards().values() if not c.is_control]
+    cards = cards if cards is not None else auto_cards(load_cards())
     try:
         trajectory = load_foreign(folder / label["file"])
     except (ImportProblem, OSError) as err:
@@ -143,5 +143,5 @@ def judge(label: dict, folder: Path, cards: list[Card] | None = None) -> Verdict
 def agreement(labels_path: Path) -> Agreement:
     """Every labelled file beside the labels file, judged."""
     folder = labels_path.parent
-    cards = [c for c in load_cards().values() if not c.is_control]
+    cards = auto_cards(load_cards())
     return Agreement([judge(label, folder, cards) for label in read_labels(labels_path)])

@@ -50,10 +50,15 @@ def cards_for(trajectory: NTrajectory, card_option: str | None, cards: dict[str,
         raise ImportProblem(f"{trajectory.path}: a foreign trajectory carries no card; "
                             "give --card ID (or --card auto)")
     if chosen == "auto":
-        return [c for c in cards.values() if not c.is_control]
+        return auto_cards(cards)
     if chosen not in cards:
         raise ImportProblem(f"{trajectory.path}: unknown card {chosen!r}; known: {', '.join(sorted(cards))}")
     return [cards[chosen]]
+
+
+def auto_cards(cards: dict[str, Card]) -> list[Card]:
+    """The cards `--card auto` tries: every blocker card."""
+    return [c for c in cards.values() if not c.is_control]
 
 
 def annotate_auto(trajectory: NTrajectory, candidates: list[Card]) -> list[Annotation]:
