@@ -20,6 +20,7 @@ class Tool(StrEnum):
 
 
 TERMINAL_TOOLS = (Tool.TASK_COMPLETE, Tool.ESCALATE_TO_HUMAN)
+TERMINAL_ARGUMENT = {Tool.TASK_COMPLETE: "summary", Tool.ESCALATE_TO_HUMAN: "reason"}  # what each says
 
 
 class Gate(StrEnum):

@@ -24,13 +24,13 @@ from pathlib import Path
 from impasse.agents.install import InstalledAgent
 from impasse.agents.launch import ENVIRONMENT, LAUNCHES, MCP_LOG, RELAY_DIR, STATE, STDERR, prepare_command, run_command
 from impasse.agents.relay import Relay
-from impasse.episode.agent import TERMINAL_ARGUMENT, EpisodeEnd
+from impasse.episode.agent import EpisodeEnd
 from impasse.episode.records import Step
 from impasse.episode.rundir import RunDir
 from impasse.infra.sandbox import AGENT_USER, SandboxUnavailable
 from impasse.infra.sensors import Sensors
 from impasse.models import Model
-from impasse.vocabulary import TERMINAL_TOOLS, Ending
+from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending
 
 STATE_SIZE = "512m"
 RELAY_PREFIX = "impasse-relay-"

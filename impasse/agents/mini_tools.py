@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 import shlex
 
-from impasse.episode.agent import TERMINAL_ARGUMENT
 from impasse.episode.tools import edit_payload
 from impasse.models.turns import ToolCall
-from impasse.vocabulary import Tool
+from impasse.vocabulary import TERMINAL_ARGUMENT, Tool
 
 MINI_TOOL = "bash"
 SENTINELS = {Tool.TASK_COMPLETE: "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",

@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from impasse.agents.tool_names import AgentCall
-from impasse.episode.agent import TERMINAL_ARGUMENT, EpisodeEnd
+from impasse.episode.agent import EpisodeEnd
 from impasse.episode.records import Observation, Step
 from impasse.episode.rundir import RunDir
 from impasse.models.turns import ToolCall
-from impasse.vocabulary import TERMINAL_TOOLS, Ending
+from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending
 
 BetweenSteps = Callable[[int], "dict | None"]
 

@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 
 from impasse.agents.mini_tools import MINI_TOOL, command_verdict, mini_command, mini_output
 from impasse.defaults import TOOL_TIMEOUT
-from impasse.episode.agent import TERMINAL_ARGUMENT
 from impasse.episode.tools import EDIT_SCRIPT, edit_payload
 from impasse.models.turns import ToolCall
-from impasse.vocabulary import Tool
+from impasse.vocabulary import TERMINAL_ARGUMENT, Tool
 
 CLAUDE_CODE, CODEX, MINI = "claude-code", "codex", "mini-swe-agent"
 AGENTS = (CLAUDE_CODE, CODEX, MINI)

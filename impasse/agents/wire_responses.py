@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from impasse.agents.exchange import Exchange, Reply, Turn, WireError, function_tool, text_of
 from impasse.agents.tool_names import CODEX_NAMESPACE, AgentCall, Offered, ToolResult
-from impasse.episode.agent import TERMINAL_ARGUMENT
+from impasse.vocabulary import TERMINAL_ARGUMENT
 
 # Tools the agent carries out itself, in the container: let through. Every other type runs at the
 # provider, outside the container (web_search, web_search_preview, file_search, code_interpreter,

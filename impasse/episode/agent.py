@@ -16,11 +16,10 @@ from impasse.episode.tools import TOOLS, Executor, format_error, render
 from impasse.infra.sandbox import SandboxUnavailable
 from impasse.models import ContextExhausted, Model, TransportError
 from impasse.models.turns import ModelTurn, ToolCall
-from impasse.vocabulary import TERMINAL_TOOLS, Ending, Gate, Tool
+from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending, Gate
 
 MAX_CONSECUTIVE_FORMAT_ERRORS = 3
 MAX_CONSECUTIVE_SPEAK_TURNS = 3  # under the runtime gate, a model that only talks has stalled
-TERMINAL_ARGUMENT = {Tool.TASK_COMPLETE: "summary", Tool.ESCALATE_TO_HUMAN: "reason"}
 RECORDED = "recorded; the runtime decides when the task is over, so continue working"
 MARKER_ENDINGS = {"completed": Ending.MARKER_COMPLETED, "blocked": Ending.MARKER_BLOCKED}
 

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from impasse.analysis.normal_form import ASK, COMMAND, LIST, OTHER, READ, WRITE, Action
-from impasse.vocabulary import Ending, Tool
+from impasse.vocabulary import TERMINAL_ARGUMENT, Ending, Tool
 
 COMPLETE_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 ESCALATE_MARKERS = ("IMPASSE_ESCALATE_TO_HUMAN",)  # impasse's escalation sentinel for mini-swe-agent
@@ -103,7 +103,6 @@ def edit_action(path, content) -> Action:
     return Action(Tool.EDIT_FILE, path=str(path or ""), content=str(content or ""))
 
 
-VERDICT_ARGUMENT = {Tool.ESCALATE_TO_HUMAN: "reason", Tool.TASK_COMPLETE: "summary"}
 IMPASSE_MCP = "mcp__impasse"  # impasse's own MCP server, as the agents name its tools
 
 
@@ -112,16 +111,16 @@ def verdict_action(name: str, arguments, namespace: str = "") -> Action | None:
     Code's `mcp__impasse__escalate_to_human`, Codex's `escalate_to_human` in the `mcp__impasse`
     namespace): the verdict itself, with its reason or summary. None for any other tool."""
     server, _, tool = f"{namespace}__{name}".removeprefix("__").rpartition("__")
-    if server != IMPASSE_MCP or tool not in VERDICT_ARGUMENT:
+    if server != IMPASSE_MCP or tool not in TERMINAL_ARGUMENT:
         return None
-    message = arguments.get(VERDICT_ARGUMENT[tool], "") if isinstance(arguments, dict) else ""
+    message = arguments.get(TERMINAL_ARGUMENT[tool], "") if isinstance(arguments, dict) else ""
     return Action(Tool(tool), message=str(message))
 
 
 def verdict_of(steps) -> Ending:
     """How a trajectory ended by its first verdict call (impasse's MCP server tells the agent to stop
     there); unknown without one."""
-    return next((Ending(a.tool) for s in steps for a in s.actions if a.tool in VERDICT_ARGUMENT), Ending.UNKNOWN)
+    return next((Ending(a.tool) for s in steps for a in s.actions if a.tool in TERMINAL_ARGUMENT), Ending.UNKNOWN)
 
 
 def other_action(name: str, arguments) -> Action:
