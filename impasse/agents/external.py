@@ -29,6 +29,7 @@ from impasse.episode.records import Step
 from impasse.episode.rundir import RunDir
 from impasse.infra.sandbox import AGENT_USER, SandboxUnavailable
 from impasse.infra.sensors import Sensors
+from impasse.infra.step_faults import StepFaults
 from impasse.models import Model
 from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending
 
@@ -84,7 +85,7 @@ class ExternalAgent:
             hooks: Hooks) -> EpisodeEnd:
         launch = LAUNCHES[self.name](self.installed.entry, prompt)
         with Relay(model, run_dir, agent=self.name, budget=budget, socket_path=f"{self.relay_dir}/model.sock",
-                   between_steps=between_steps(hooks), on_step=None) as relay:
+                   between_steps=between_steps(hooks), on_step=None, faults=step_faults(box, hooks)) as relay:
             relay.clock.on_step = after_step(relay, hooks)
             started = box.exec(f"{prepare_command()}\n{launch.setup}")
             if started.exit_code != 0:
@@ -124,6 +125,13 @@ def refuses(socket_path: Path) -> bool:
         except OSError:
             return False  # busy or slow: maybe alive
     return False
+
+
+def step_faults(box, hooks: Hooks) -> StepFaults | None:
+    """flaky_sandbox's faults, moved from impasse's exec path (which this agent's commands never
+    take) into the container, over the steps the same seeded injector picks."""
+    injector = getattr(hooks.executor, "injector", None)
+    return StepFaults(injector, box) if injector is not None else None
 
 
 def between_steps(hooks: Hooks):

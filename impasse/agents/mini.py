@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import platform
-import socketserver
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -24,7 +23,8 @@ from impasse.agents import wire_chat
 from impasse.agents.external import Hooks, after_step, between_steps
 from impasse.agents.install import InstalledAgent
 from impasse.agents.mini_tools import output_verdict
-from impasse.agents.relay import Handler, Relay
+from impasse.agents.relay import Relay
+from impasse.agents.relay_http import TcpRelayServer
 from impasse.agents.tool_names import MINI
 from impasse.episode.agent import EpisodeEnd
 from impasse.episode.records import Observation, Step
@@ -128,14 +128,6 @@ class ChatRelay(Relay):
         host, port = self.server.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-
-class TcpRelayServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def __init__(self, address: tuple[str, int], relay: Relay) -> None:
-        self.relay = relay
-        super().__init__(address, Handler)
 
 
 class MiniAgent:

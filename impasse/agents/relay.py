@@ -14,29 +14,26 @@ request is logged to `relay.jsonl` in the run folder."""
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import hashlib
 import json
 import os
-import socket
-import socketserver
 import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 from impasse.agents import wire_anthropic, wire_responses
-from impasse.agents.exchange import Exchange, Reply, WireError
+from impasse.agents.exchange import Exchange, Reply
 from impasse.agents.exec_sessions import ExecSessions
+from impasse.agents.relay_http import Refused, RelayServer
 from impasse.agents.step_clock import BetweenSteps, StepClock
 from impasse.agents.tool_names import AGENTS, CODEX, AgentCall, ToolResult, result_of, to_impasse
 from impasse.agents.views import from_native, from_policy, native_messages, policy_messages, policy_tools, reply_of
 from impasse.defaults import BUDGET
 from impasse.episode.rundir import RunDir
 from impasse.episode.tools import EDIT_SCRIPT
-from impasse.infra.sandbox import WORKDIR
+from impasse.infra.injectors import shown_to_injector
+from impasse.infra.sandbox import WORKDIR, SandboxUnavailable
+from impasse.infra.step_faults import StepFaults
 from impasse.models import ContextExhausted, Model, TransportError
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Ending
@@ -46,24 +43,19 @@ STOP = "The episode is over; stop here."
 SIDE_ANSWER = "OK."
 
 
-class Refused(Exception):
-    def __init__(self, status: int, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.kind = status, kind
-
-
 class Relay:
     def __init__(self, model: Model, run_dir: RunDir, agent: str, budget: int = BUDGET,
                  between_steps: BetweenSteps | None = None, on_step=None, workdir: str = WORKDIR,
                  socket_path: str | Path | None = None, speaks_impasse: bool | None = None,
-                 edit_script: str = EDIT_SCRIPT) -> None:
+                 edit_script: str = EDIT_SCRIPT, faults: StepFaults | None = None) -> None:
         """`speaks_impasse`: the model calls impasse's four tools and needs them in the agent's
         names (default: the scripted policies do, a provider's model does not). `workdir` and
-        `edit_script` are where the agent works and where impasse's edit script is, in its container."""
+        `edit_script` are where the agent works and where impasse's edit script is, in its container.
+        `faults`: flaky_sandbox's, held over the steps its seeded choice hits."""
         if agent not in AGENTS:
             raise ValueError(f"the relay serves {', '.join(AGENTS)}, not {agent!r}")
         self.model, self.run_dir, self.agent, self.workdir = model, run_dir, agent, workdir
-        self.edit_script = edit_script
+        self.edit_script, self.faults = edit_script, faults
         self.speaks_impasse = model.name.startswith("scripted:") if speaks_impasse is None else speaks_impasse
         self.clock = StepClock(run_dir, budget, between_steps, on_step)
         self.issued: dict[str, ToolCall] = {}  # wire call id → the policy's own call
@@ -74,7 +66,7 @@ class Relay:
         self.lock = threading.Lock()
         self.own_dir = None if socket_path else tempfile.mkdtemp(prefix="impasse-relay-")
         self.socket_path = str(socket_path or Path(self.own_dir) / "model.sock")
-        self.server: socketserver.UnixStreamServer | None = None
+        self.server: RelayServer | None = None
 
     @property
     def ending(self):
@@ -102,7 +94,9 @@ class Relay:
             self.server.server_close()
             self.server = None
         with self.lock:
-            self.clock.close({})  # a step whose results never came back is kept, without observations
+            injected = self.release()
+            # a step whose results never came back is kept, without observations
+            self.clock.close({}, injected)
             self.clock.write()
         Path(self.socket_path).unlink(missing_ok=True)
         if self.own_dir:
@@ -125,7 +119,7 @@ class Relay:
             if poll:
                 reply, kind = Reply("", [poll]), "poll"
             else:
-                self.clock.close(observed)
+                self.clock.close(observed, self.release())
                 reply, kind = self.step(exchange, observed)
             self.last = (key, reply)
             return reply, kind
@@ -183,7 +177,32 @@ class Relay:
             recorded = [to_impasse(call) for call in wire]
         self.clock.begin(index, started, clock, turn.text, recorded, [c for c in wire if not c.hidden],
                          turn.usage, gold)
+        if not self.hold(index, recorded):
+            return Reply(STOP), "stop"
         return reply_of(turn, wire), "step"
+
+    def hold(self, index: int, calls: list[ToolCall]) -> bool:
+        """The step's faults in place before the agent gets its calls; False if they could not be
+        (the episode ends as the harness's failure)."""
+        if self.faults is None or self.clock.over:
+            return True
+        shown = [view for call in calls if (view := shown_to_injector(call.name, call.arguments or {})) is not None]
+        try:
+            self.faults.hold(index, shown)
+        except SandboxUnavailable as err:
+            self.clock.end(Ending.HARNESS_ERROR, f"flaky_sandbox's fault: {err}")
+            return False
+        return True
+
+    def release(self) -> str | None:
+        """The step's results are back (or the run is over): its faults lifted; the fault they met."""
+        if self.faults is None:
+            return None
+        try:
+            return self.faults.release()
+        except SandboxUnavailable as err:
+            self.clock.end(Ending.HARNESS_ERROR, f"flaky_sandbox's fault: {err}")
+            return None
 
     def side(self, exchange: Exchange) -> Reply:
         if self.speaks_impasse:
@@ -203,98 +222,3 @@ class Relay:
     def log(self, entry: dict) -> None:
         with (self.run_dir.path / "relay.jsonl").open("a", encoding="utf-8") as out:
             out.write(json.dumps(entry, ensure_ascii=False) + "\n")
-
-
-class RelayServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
-
-    def __init__(self, path: str, relay: Relay) -> None:
-        self.relay = relay
-        super().__init__(path, Handler)
-
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: RelayServer
-
-    def log_message(self, *args) -> None:  # requests go to relay.jsonl; a unix peer has no address
-        pass
-
-    def do_POST(self) -> None:
-        """Each request is logged before its answer goes out, so the log is whole once the agent has it."""
-        started = time.monotonic()
-        path = self.path.split("?", 1)[0].rstrip("/")
-        body = self.rfile.read(int(self.headers.get("content-length") or 0))
-        wire = self.server.relay.wire_for(path)
-        entry = {"at": time.time(), "method": "POST", "path": self.path}
-        refused = None
-        try:
-            send = self.answer(wire, path, body, entry)
-        except (json.JSONDecodeError, WireError) as err:
-            refused = Refused(400, "invalid_request_error", str(err))
-        except Refused as err:
-            refused = err
-        if refused is not None:
-            entry |= {"kind": "refused", "status": refused.status, "error": str(refused)}
-            send = functools.partial(self.send_error_body, wire or self.server.relay.error_wire, refused)
-        entry["ms"] = round((time.monotonic() - started) * 1000, 3)
-        self.server.relay.log(entry)
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # an agent gone (timed out, stopped)
-            send()
-        self.server.relay.flush()
-
-    def answer(self, wire, path: str, body: bytes, entry: dict):
-        """What to send back, as a call to make once the request is logged."""
-        if wire is None:
-            raise Refused(404, "not_found_error", f"no such endpoint: POST {path}")
-        request = json.loads(body or b"null")
-        if not isinstance(request, dict):
-            raise WireError("the body is not a JSON object")
-        if path == "/v1/messages/count_tokens":
-            entry["kind"] = "count_tokens"
-            return lambda: self.send_json(200, wire_anthropic.count_tokens(request))
-        exchange = wire.read_request(request)
-        key = hashlib.blake2b(body, digest_size=16).hexdigest()
-        reply, entry["kind"] = self.server.relay.answer(exchange, key)
-        entry["step"] = self.server.relay.steps
-        return lambda: self.send_reply(wire, reply, exchange)
-
-    def refuse_method(self) -> None:
-        self.server.relay.log({"at": time.time(), "method": self.command, "path": self.path, "kind": "refused",
-                               "status": 404})
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            self.send_error_body(self.server.relay.error_wire, Refused(
-                404, "not_found_error", f"no such endpoint: {self.command} {self.path}"))
-
-    do_GET = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = refuse_method
-
-    def send_reply(self, wire, reply: Reply, exchange: Exchange) -> None:
-        if not exchange.stream:
-            self.send_json(200, wire.reply_body(reply, exchange.model))
-            return
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("cache-control", "no-cache")
-        self.send_header("connection", "close")
-        self.end_headers()
-        self.close_connection = True
-        chunks = (f"event: {kind}\ndata: {json.dumps(data)}\n\n" for kind, data in wire.events(reply, exchange.model))
-        self.wfile.write("".join(chunks).encode())
-        self.wfile.flush()
-        with contextlib.suppress(OSError):  # the stream's end, now: the agent need not wait for the step's write
-            self.connection.shutdown(socket.SHUT_WR)
-
-    def send_error_body(self, wire, err: Refused) -> None:
-        kind = err.kind if wire is wire_anthropic else {"not_found_error": "not_found",
-                                                        "api_error": "server_error"}.get(err.kind, err.kind)
-        self.send_json(err.status, wire.error(kind, str(err)))
-
-    def send_json(self, status: int, data: dict) -> None:
-        body = json.dumps(data).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-

@@ -52,9 +52,9 @@ class StepClock:
     def over(self) -> bool:
         return self.ending is not None
 
-    def close(self, results: dict[str, tuple[str, int | None]]) -> Step | None:
+    def close(self, results: dict[str, tuple[str, int | None]], injected: str | None = None) -> Step | None:
         """The open step, closed with the results the agent sent for its calls (call id → output,
-        exit code), to be written to steps.jsonl."""
+        exit code), to be written to steps.jsonl; `injected`: the fault its calls met, if any."""
         if self.open is None:
             return None
         opened, self.open = self.open, None
@@ -64,7 +64,7 @@ class StepClock:
             wire = by_id.get(call.id)
             if wire is not None and wire.id in results:
                 output, code = results[wire.id]
-                observations.append(Observation(call.id, call.name, output, code))
+                observations.append(Observation(call.id, call.name, output, code, injected=injected))
         step = Step(opened.index, opened.started_at, opened.text, opened.calls, observations, opened.usage,
                     round(time.monotonic() - opened.clock, 3), harness_error=opened.harness_error, gold=opened.gold)
         self.unwritten.append(step)

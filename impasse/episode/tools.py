@@ -13,6 +13,7 @@ from contextlib import contextmanager, suppress
 from impasse.defaults import TOOL_TIMEOUT
 from impasse.episode.records import Observation
 from impasse.infra.channel import Channel
+from impasse.infra.injectors import shown_to_injector
 from impasse.infra.sandbox import ExecResult, Sandbox, SandboxUnavailable
 from impasse.infra.sensors import Sensors
 from impasse.models.turns import ToolCall
@@ -103,8 +104,7 @@ class Executor:
         action = self.channel_action(command, payload) if self.channel else plain
         injected = None
         if self.injector:
-            shown = command if call.name == Tool.BASH else Tool.EDIT_FILE
-            result, injected = self.injector.run(call, shown, action, plain)
+            result, injected = self.injector.run(call, shown_to_injector(call.name, call.arguments), action, plain)
         else:
             result = action()
         sensed = self.sensors.after_call() if self.sensors else None  # before the model sees the output

@@ -15,9 +15,18 @@ import time
 import docker.errors
 
 from impasse.infra.sandbox import ExecResult, Sandbox, SandboxUnavailable
+from impasse.vocabulary import Tool
 
 TEST_COMMAND = re.compile(r"\bpytest\b|\bpython3?\s+-m\s+(?:pytest|unittest)\b|\bmake\s+test\b|\btox\b")
 MODES = ("paused",)
+
+
+def shown_to_injector(name: str, arguments: dict) -> str | None:
+    """What the seeded choice reads of a call: a bash call's command, an edit as the tool's name
+    (never a test run); None for the calls no fault can meet (the verdict tools)."""
+    if name == Tool.BASH:
+        return str(arguments.get("command", ""))
+    return Tool.EDIT_FILE.value if name == Tool.EDIT_FILE else None
 
 
 class FlakyExec:

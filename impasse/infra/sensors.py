@@ -23,26 +23,48 @@ OOM_FILES = (
     "docker/{id}/memory.events",  # v2, cgroupfs driver
 )
 OOM_KILLS = "oom_kills"  # the key in an observation's `sensors`
+# Where its pids cgroup counts the forks it refused at its limit (`max N`).
+PIDS_FILES = (
+    "pids/docker/{id}/pids.events",  # v1, cgroupfs driver
+    "pids/system.slice/docker-{id}.scope/pids.events",  # v1, systemd driver
+    "system.slice/docker-{id}.scope/pids.events",  # v2, systemd driver
+    "docker/{id}/pids.events",  # v2, cgroupfs driver
+)
 
 
-def oom_file(container_id: str, root: Path = CGROUP_ROOT) -> Path | None:
-    for template in OOM_FILES:
+def cgroup_file(container_id: str, templates: tuple[str, ...], root: Path = CGROUP_ROOT) -> Path | None:
+    for template in templates:
         path = root / template.format(id=container_id)
         if path.is_file():
             return path
     return None
 
 
-def read_oom_kills(path: Path) -> int | None:
-    """The `oom_kill N` line of memory.oom_control (v1, kernel ≥ 4.13) or memory.events (v2)."""
+def oom_file(container_id: str, root: Path = CGROUP_ROOT) -> Path | None:
+    return cgroup_file(container_id, OOM_FILES, root)
+
+
+def read_counter(path: Path, key: str) -> int | None:
+    """The `KEY N` line of a cgroup's flat keyed file; None when it cannot be read."""
     try:
         for line in path.read_text().splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
+            name, _, value = line.partition(" ")
+            if name == key:
                 return int(value)
     except (OSError, ValueError):
         return None
     return None
+
+
+def read_oom_kills(path: Path) -> int | None:
+    """The `oom_kill N` line of memory.oom_control (v1, kernel ≥ 4.13) or memory.events (v2)."""
+    return read_counter(path, "oom_kill")
+
+
+def forks_refused(container_id: str, root: Path = CGROUP_ROOT) -> int | None:
+    """How many forks the container's pids limit has refused so far (None: not on this host)."""
+    path = cgroup_file(container_id, PIDS_FILES, root)
+    return read_counter(path, "max") if path else None
 
 
 @dataclass

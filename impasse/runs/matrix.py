@@ -172,8 +172,7 @@ def load_matrix_file(path: Path) -> MatrixSpec:
 
 def plan(matrix: MatrixSpec) -> list[Planned]:
     """Every (agent, model, task, condition, seed) the tasks support; `none` always, for every
-    task. A condition an external agent cannot take (flaky_sandbox's faults live in impasse's own
-    tool layer) is left out for that agent: `not_planned` names such pairs."""
+    task."""
     cards = load_cards()
     wanted = set(cards) if matrix.conditions == "all" else set(matrix.conditions) | {"none"}
     unknown = wanted - set(cards)
@@ -184,7 +183,7 @@ def plan(matrix: MatrixSpec) -> list[Planned]:
     for agent, model in product(agents_of(matrix), matrix.models):
         for task in tasks:
             for condition in task.conditions():
-                if condition not in wanted or not takes(agent, condition):
+                if condition not in wanted:
                     continue
                 for seed in range(matrix.seeds):
                     spec = matrix.run_spec(model, condition, task.id, seed, agent.label)
@@ -198,25 +197,10 @@ def agents_of(matrix: MatrixSpec) -> list[AgentSpec]:
     try:
         agents = [parse_agent(agent) for agent in matrix.agents]
         for agent in agents:
-            check_agent(agent, matrix.gate, matrix.report_duty, "none")
+            check_agent(agent, matrix.gate, matrix.report_duty)
     except AgentSpecError as err:
         raise MatrixError(str(err)) from None
     return agents
-
-
-def takes(agent: AgentSpec, condition: str) -> bool:
-    try:
-        check_agent(agent, Gate.TOOL, None, condition)
-    except AgentSpecError:
-        return False
-    return True
-
-
-def not_planned(matrix: MatrixSpec) -> list[str]:
-    """The (agent, condition) pairs of the matrix left out because the agent cannot take the card."""
-    cards = set(load_cards()) if matrix.conditions == "all" else set(matrix.conditions)
-    return [f"{agent.label} under {card}" for agent in agents_of(matrix) for card in sorted(cards)
-            if not takes(agent, card)]
 
 
 def matrix_tasks(matrix: MatrixSpec) -> list[Task]:

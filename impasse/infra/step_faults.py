@@ -1,0 +1,66 @@
+"""flaky_sandbox for an agent that runs its own commands inside the container (Claude Code, Codex).
+
+impasse makes none of that agent's calls, so there is no exec of impasse's for the engine to refuse.
+The fault moves into the container itself: the same seeded choice as impasse's own loop
+(`FlakyExec.decide`, call by call, test runs always) picks steps, and for a chosen step the
+container's process table is held full — its pids limit set below what already runs — from the
+moment the relay hands the agent the step's calls until the agent's next model request brings their
+results. The agent's own spawn of its shell is then refused by the kernel (EAGAIN), and the agent
+words the failure its own way (`spawn EAGAIN`, `Resource temporarily unavailable (os error 11)`).
+The pids cgroup counts each refused fork: that count, read on the host, says whether the hold met
+anything. The model forwarder and the MCP server start nothing while they run, so the request
+that ends the hold gets through."""
+
+from __future__ import annotations
+
+import time
+
+import docker.errors
+
+from impasse.infra.injectors import FlakyExec
+from impasse.infra.sandbox import Sandbox, SandboxUnavailable
+from impasse.infra.sensors import forks_refused
+
+HELD_LIMIT = 1  # below what the container already runs: every new process or thread is refused
+MODE = "process_table_full"
+
+
+class StepFaults:
+    def __init__(self, injector: FlakyExec, box: Sandbox) -> None:
+        self.injector, self.box = injector, box
+        self.limit = (box.container.attrs.get("HostConfig") or {}).get("PidsLimit") or 0  # 0: none
+        self.held: dict | None = None  # the log entry of the hold in place
+
+    def hold(self, step: int, commands: list[str]) -> bool:
+        """Before the agent gets step `step`'s calls (`commands`: each bash command, or the tool's
+        name for an edit, as impasse's own loop shows them to the injector): hold the process table
+        full if the seeded choice hits any of them."""
+        hits = [self.injector.decide(command) for command in commands]
+        if not any(hits):
+            return False
+        entry = {"call": self.injector.calls, "step": step, "mode": MODE, "at": time.time(),
+                 "refused_before": forks_refused(self.box.id)}
+        self.set_limit(HELD_LIMIT)
+        self.held = entry
+        return True
+
+    def release(self) -> str | None:
+        """The step's results are back: the limit as the card set it. The mode, if the hold met a
+        fork (or the count cannot be read here, a remote engine: the hold was in place all the same)."""
+        if self.held is None:
+            return None
+        entry, self.held = self.held, None
+        self.set_limit(self.limit)
+        before, after = entry.pop("refused_before"), forks_refused(self.box.id)
+        entry["forks_refused"] = None if before is None or after is None else after - before
+        entry["refused"] = entry["forks_refused"] != 0
+        self.injector.log.append(entry)
+        return MODE if entry["refused"] else None
+
+    def set_limit(self, limit: int) -> None:
+        api = self.box.container.client.api
+        try:
+            response = api._post_json(api._url("/containers/{0}/update", self.box.id), data={"PidsLimit": limit})
+            api._raise_for_status(response)
+        except (docker.errors.APIError, docker.errors.NotFound) as err:
+            raise SandboxUnavailable(f"the container's pids limit could not be set to {limit}: {err}") from err
