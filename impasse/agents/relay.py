@@ -26,7 +26,7 @@ from impasse.agents.exchange import Exchange, Reply
 from impasse.agents.exec_sessions import ExecSessions
 from impasse.agents.relay_http import Refused, RelayServer
 from impasse.agents.step_clock import BetweenSteps, StepClock
-from impasse.agents.tool_names import AGENTS, CODEX, AgentCall, ToolResult, result_of, to_impasse
+from impasse.agents.tool_names import AGENTS, CODEX, SHELL_TOOLS, AgentCall, ToolResult, result_of, to_impasse
 from impasse.agents.views import from_native, from_policy, native_messages, policy_messages, policy_tools, reply_of
 from impasse.defaults import BUDGET
 from impasse.episode.rundir import RunDir
@@ -177,16 +177,20 @@ class Relay:
             recorded = [to_impasse(call) for call in wire]
         self.clock.begin(index, started, clock, turn.text, recorded, [c for c in wire if not c.hidden],
                          turn.usage, gold)
-        if not self.hold(index, recorded):
+        if not self.hold(index, recorded, wire):
             return Reply(STOP), "stop"
         return reply_of(turn, wire), "step"
 
-    def hold(self, index: int, calls: list[ToolCall]) -> bool:
+    def hold(self, index: int, calls: list[ToolCall], wire: list[AgentCall]) -> bool:
         """The step's faults in place before the agent gets its calls; False if they could not be
-        (the episode ends as the harness's failure)."""
+        (the episode ends as the harness's failure). Each call as the injector reads it, and
+        whether the agent carries it out by starting a process (an edit Claude Code makes in its
+        own process meets no process table)."""
         if self.faults is None or self.clock.over:
             return True
-        shown = [view for call in calls if (view := shown_to_injector(call.name, call.arguments or {})) is not None]
+        shells = {call.id for call in wire if call.name in SHELL_TOOLS and not call.hidden}
+        shown = [(view, call.id in shells) for call in calls
+                 if (view := shown_to_injector(call.name, call.arguments or {})) is not None]
         try:
             self.faults.hold(index, shown)
         except SandboxUnavailable as err:

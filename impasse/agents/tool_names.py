@@ -101,6 +101,9 @@ def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str,
     return [AgentCall(call.id, call.name, dict(args))]  # not a tool of impasse's: the agent answers it
 
 
+SHELL_TOOLS = ("Bash", "exec_command", "shell_command", "shell")  # the agents' tools that start a process
+
+
 def exec_call(call_id: str, command: str) -> AgentCall:
     return AgentCall(call_id, "exec_command", {"cmd": command, "yield_time_ms": EXEC_YIELD_MS})
 
@@ -173,7 +176,7 @@ def to_impasse(call: AgentCall) -> ToolCall:
     elif call.name == MINI_TOOL and command_verdict(str(args.get("command", ""))):  # mini-swe-agent's sentinel
         tool, text = command_verdict(str(args.get("command", "")))
         mapped = (tool, {TERMINAL_ARGUMENT[tool]: text})
-    elif call.name in ("Bash", "exec_command", "shell_command", "shell"):
+    elif call.name in SHELL_TOOLS:
         mapped = (Tool.BASH, {"command": shell_line(args.get("command", args.get("cmd", "")))})
     elif call.name == "Edit":
         mapped = (Tool.EDIT_FILE, {"path": str(args.get("file_path", "")), "old_str": str(args.get("old_string", "")),

@@ -31,15 +31,21 @@ class StepFaults:
         self.limit = (box.container.attrs.get("HostConfig") or {}).get("PidsLimit") or 0  # 0: none
         self.held: dict | None = None  # the log entry of the hold in place
 
-    def hold(self, step: int, commands: list[str]) -> bool:
-        """Before the agent gets step `step`'s calls (`commands`: each bash command, or the tool's
-        name for an edit, as impasse's own loop shows them to the injector): hold the process table
-        full if the seeded choice hits any of them."""
-        hits = [self.injector.decide(command) for command in commands]
-        if not any(hits):
+    def hold(self, step: int, calls: list[tuple[str, bool]]) -> bool:
+        """Before the agent gets step `step`'s calls — each as impasse's own loop shows it to the
+        injector (a bash command, or the tool's name for an edit) and whether the agent starts a
+        process for it: hold the process table full if the seeded choice hits one that does. A hit
+        on an edit the agent makes in its own process meets nothing (a full process table does not
+        stop a write); it is logged as not held, and the agent is not made to fail at its plumbing."""
+        hits = [(self.injector.decide(shown), starts) for shown, starts in calls]
+        if not any(hit for hit, _ in hits):
             return False
-        entry = {"call": self.injector.calls, "step": step, "mode": MODE, "at": time.time(),
-                 "refused_before": forks_refused(self.box.id)}
+        entry = {"call": self.injector.calls, "step": step, "mode": MODE, "at": time.time()}
+        if not any(hit and starts for hit, starts in hits):
+            self.injector.log.append(entry | {"held": False, "refused": False,
+                                              "why": "the agent's edit runs in its own process, not a new one"})
+            return False
+        entry["refused_before"] = forks_refused(self.box.id)
         self.set_limit(HELD_LIMIT)
         self.held = entry
         return True
@@ -53,7 +59,7 @@ class StepFaults:
         self.set_limit(self.limit)
         before, after = entry.pop("refused_before"), forks_refused(self.box.id)
         entry["forks_refused"] = None if before is None or after is None else after - before
-        entry["refused"] = entry["forks_refused"] != 0
+        entry["held"], entry["refused"] = True, entry["forks_refused"] != 0
         self.injector.log.append(entry)
         return MODE if entry["refused"] else None
 

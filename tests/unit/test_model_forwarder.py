@@ -165,6 +165,19 @@ def test_many_connections_at_once(forwarder):
     assert sorted(results) == [1000 * i for i in range(12)]
 
 
+def test_it_carries_every_connection_on_its_one_thread(forwarder):
+    """It may start nothing while it runs: under flaky_sandbox the process table is held full while
+    the agent works, and the request that ends the hold must come through (a thread per connection
+    could not be started then)."""
+    started, port = forwarder
+    GO.clear()
+    streams = [post(port, "/v1/stream", b"{}") for _ in range(4)]  # held open until GO
+    assert all(response.fp.readline() == b"event: message_start\n" for response in streams)
+    assert len(os.listdir(f"/proc/{started.process.pid}/task")) == 1
+    GO.set()
+    assert all(b"message_stop" in response.read() for response in streams)
+
+
 def test_a_half_close_is_passed_on_both_ways(folder):
     path = folder / "echo.sock"
     with serving(UnixRaw(str(path), ReverseEcho)):
