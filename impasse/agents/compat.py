@@ -1,9 +1,11 @@
 """What an external agent can be run under, refused by name before anything starts. impasse's own
 loop takes every gate, duty and card; an external agent ends only by its verdict tools (or the
-budget), so it takes only the tool gate and no duty. Every card applies to every agent:
-mini-swe-agent's commands are impasse's own calls (it runs on the host) and meet flaky_sandbox's
-injector there; the agents in the container meet its faults in the container
-(impasse/infra/step_faults.py)."""
+budget), so it takes only the tool gate and no duty. flaky_sandbox applies to every agent:
+mini-swe-agent's commands are impasse's own calls (it runs on the host) and meet its injector
+there; the agents in the container meet its faults in the container (impasse/infra/step_faults.py).
+oom_kill does not apply to an agent in the container: its own process counts against the card's
+128 MiB, and the kernel kills the agent rather than the tests (measured: Claude Code at its first
+step, Codex at the test run), which measures the harness's plumbing, not the agent."""
 
 from __future__ import annotations
 
@@ -12,9 +14,10 @@ from impasse.vocabulary import Gate
 
 RUNS_IN_CONTAINER = ("claude-code", "codex")
 RUNS_ON_HOST = ("mini-swe-agent",)  # its commands go in through impasse's executor
+MEMORY_CARDS = ("oom_kill",)  # a memory limit sized for the task's process, with no room for an agent's
 
 
-def check_agent(agent: AgentSpec, gate: str, duty: str | None) -> None:
+def check_agent(agent: AgentSpec, gate: str, duty: str | None, card_id: str = "none") -> None:
     if agent.agent.placement is Placement.BUILTIN:
         return
     if agent.name not in RUNS_IN_CONTAINER + RUNS_ON_HOST:
@@ -24,3 +27,6 @@ def check_agent(agent: AgentSpec, gate: str, duty: str | None) -> None:
         raise AgentSpecError(f"agent {agent.label} ends by its verdict tools: only --gate tool applies, not {gate}")
     if duty is not None:
         raise AgentSpecError(f"agent {agent.label}: the stage-reporting duty is for impasse's own loop")
+    if card_id in MEMORY_CARDS and agent.name in RUNS_IN_CONTAINER:
+        raise AgentSpecError(f"agent {agent.label} under {card_id}: the agent runs inside the container, so its "
+                             "own memory counts against the card's limit and the kernel kills the agent, not the tests")

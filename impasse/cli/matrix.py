@@ -134,7 +134,7 @@ def refuse_what_cannot_run(spec) -> None:
     from impasse.catalog.schema import DocumentError
     from impasse.models import ModelSpecError, check_spec
     from impasse.models.pricing import PriceTable, PriceTableError
-    from impasse.runs.matrix import MatrixError, plan
+    from impasse.runs.matrix import MatrixError, not_planned, plan
     try:
         table = PriceTable.load(spec.prices)
         for model in spec.models:
@@ -144,6 +144,8 @@ def refuse_what_cannot_run(spec) -> None:
                 raise MatrixError(f"{model.label}: a cost limit or spend cap needs a price, and the price table has "
                                   f"none for {model.spec}: give one (--prices FILE, or `price:` for the model)")
         plan(spec)  # unknown conditions and tasks, as the matrix itself would refuse them (no Docker)
+        for why in not_planned(spec):
+            console.print(f"[dim]not planned: {why}[/]", highlight=False)
     except (ModelSpecError, MatrixError, PriceTableError) as err:
         raise fail(str(err), code=2) from None
     except DocumentError as err:

@@ -172,7 +172,8 @@ def load_matrix_file(path: Path) -> MatrixSpec:
 
 def plan(matrix: MatrixSpec) -> list[Planned]:
     """Every (agent, model, task, condition, seed) the tasks support; `none` always, for every
-    task."""
+    task. A condition an agent cannot take (oom_kill for an agent inside the container) is left
+    out for that agent: `not_planned` says which and why."""
     cards = load_cards()
     wanted = set(cards) if matrix.conditions == "all" else set(matrix.conditions) | {"none"}
     unknown = wanted - set(cards)
@@ -183,7 +184,7 @@ def plan(matrix: MatrixSpec) -> list[Planned]:
     for agent, model in product(agents_of(matrix), matrix.models):
         for task in tasks:
             for condition in task.conditions():
-                if condition not in wanted:
+                if condition not in wanted or refusal(agent, condition):
                     continue
                 for seed in range(matrix.seeds):
                     spec = matrix.run_spec(model, condition, task.id, seed, agent.label)
@@ -201,6 +202,21 @@ def agents_of(matrix: MatrixSpec) -> list[AgentSpec]:
     except AgentSpecError as err:
         raise MatrixError(str(err)) from None
     return agents
+
+
+def refusal(agent: AgentSpec, condition: str) -> str | None:
+    """Why the agent cannot be run under the condition (None: it can)."""
+    try:
+        check_agent(agent, Gate.TOOL, None, condition)
+    except AgentSpecError as err:
+        return str(err)
+    return None
+
+
+def not_planned(matrix: MatrixSpec) -> list[str]:
+    """Why each (agent, condition) pair of the matrix left out is."""
+    cards = set(load_cards()) if matrix.conditions == "all" else set(matrix.conditions)
+    return [why for agent in agents_of(matrix) for card in sorted(cards) if (why := refusal(agent, card))]
 
 
 def matrix_tasks(matrix: MatrixSpec) -> list[Task]:

@@ -100,7 +100,7 @@ def resolve(spec: RunSpec) -> Condition:
                            f"{config.spec}: give one (--prices FILE, or `price:` in a matrix file)")
         History.parse(spec.history)
         card = get_card(spec.condition)
-        check_agent(parse_agent(spec.agent), spec.gate, spec.report_duty)
+        check_agent(parse_agent(spec.agent), spec.gate, spec.report_duty, card.id)
         task = find_task(spec.task) if spec.task else default_task(card)
         return make_condition(task, card)
     except (KeyError, ValueError) as err:

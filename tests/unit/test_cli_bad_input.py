@@ -209,6 +209,8 @@ TABLE = [
     (["run", "--model", "scripted:oracle", "--condition", "none", "--agent", "impasse@2"], None, 2, "takes no version"),
     (["run", "--model", "scripted:oracle", "--condition", "none", "--agent", "claude-code", "--gate", "marker"], None,
      2, "only --gate tool applies"),
+    (["run", "--model", "scripted:oracle", "--condition", "oom_kill", "--agent", "claude-code"], None, 2,
+     "its own memory counts against the card's limit"),
     (["matrix", "--models", "scripted:oracle", "--agents", "impasse,aider"], None, 2, "unknown agent 'aider'"),
     (*matrix_file("models: [scripted:oracle]\nconditions: [nope]\n"), 2, "nope"),
     (["matrix", "--file", "m.yaml"], each(PLAIN, put("m.yaml", "models: [scripted:oracle]\nout: plain/runs\n")), 2,

@@ -74,16 +74,18 @@ def test_a_named_generated_task_runs_without_a_split(tmp_path: Path):
         plan(MatrixSpec(["scripted:oracle"], ["none"], ["nosuch.task"], seeds=1, out=tmp_path))
 
 
-def test_the_agents_axis_plans_each_agent_times_each_model_and_every_card_for_each(tmp_path):
-    from impasse.runs.matrix import MatrixSpec, plan
-    spec = MatrixSpec(["scripted:oracle"], ["chown_root", "flaky_sandbox"], ["invoicekit-tax-rounding"],
-                      agents=["impasse", "codex"], out=tmp_path)
+def test_the_agents_axis_plans_each_agent_times_each_model_and_leaves_out_what_an_agent_cannot_take(tmp_path):
+    from impasse.runs.matrix import MatrixSpec, not_planned, plan
+    spec = MatrixSpec(["scripted:oracle"], ["chown_root", "flaky_sandbox", "oom_kill"],
+                      ["invoicekit-tax-rounding", "logpipe-distinct"], agents=["impasse", "codex"], out=tmp_path)
     planned = plan(spec)
     by_agent = {}
     for item in planned:
         by_agent.setdefault(item.spec.agent, set()).add(item.condition.name)
-    assert by_agent == {"impasse": {"none", "chown_root", "flaky_sandbox"},
+    assert by_agent == {"impasse": {"none", "chown_root", "flaky_sandbox", "oom_kill"},
                         "codex@0.171.0": {"none", "chown_root", "flaky_sandbox"}}
+    (why,) = not_planned(spec)
+    assert why.startswith("agent codex@0.171.0 under oom_kill: the agent runs inside the container")
     ids = {item.run_id for item in planned}
     assert len(ids) == len(planned)  # an agent's runs never share an id with impasse's own
     assert all(i.run_id.startswith("codex-0.171.0__") for i in planned if i.spec.agent != "impasse")
