@@ -62,9 +62,12 @@ while True:
 MODEL_PATHS = ("/v1/messages", "/v1/messages?beta=true", "/v1/messages/count_tokens",
                "/v1/messages/count_tokens?beta=true", "/v1/responses", "/responses")
 MODEL_KINDS = ("step", "poll", "retry", "stop", "side", "count_tokens")
+# Every card a container agent takes (oom_kill it does not: docs/agents.md)
 RUNS = [("feedsync-currency", card) for card in
         ("none", "chown_root", "network_down_download", "tls_cert_invalid", "service_down")] + \
-       [("invoicekit-tax-rounding", "removed_dependency")]
+       [("invoicekit-tax-rounding", card) for card in
+        ("removed_dependency", "read_only_fs", "disk_full", "missing_secret", "flaky_sandbox")] + \
+       [("logpipe-distinct", "missing_binary"), ("relnotes-breaking-bump", "git_index_lock")]
 # Runs whose oracle gets as far as the tests, which fetch from the task's own host (under chown_root
 # it escalates at the refused edit first)
 FETCHING = {("feedsync-currency", card) for card in ("none", "network_down_download", "tls_cert_invalid",
