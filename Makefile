@@ -74,6 +74,7 @@ bench: images
 	$(BIN)/python bench/latency_scaling.py --workers 1,2,4,8,16,32,64 --latency uniform:1:4 --budget 30
 	$(BIN)/python bench/sensor_cost.py
 	$(BIN)/python bench/relay_overhead.py
+	$(BIN)/python bench/forwarder_overhead.py
 
 lint: venv
 	$(BIN)/ruff check impasse tests harness bench
