@@ -1,13 +1,19 @@
 """flaky_sandbox's fault for an agent inside the container, on the real engine: a held step's
 process table refuses every new process (the engine's own exec included) and counts the refusals;
 the card's limit comes back at release; a choice that only hits an in-process edit holds nothing;
-a container gone under the hold is the harness's failure, said in words."""
+a container gone under the hold is the harness's failure, said in words, and the relay ends the
+episode so, without hanging the agent."""
 
 import pytest
 
+from impasse.agents.relay import Relay
+from impasse.episode.rundir import RunDir
 from impasse.infra.injectors import FlakyExec
 from impasse.infra.sandbox import SandboxSpec, SandboxUnavailable, open_sandbox
 from impasse.infra.step_faults import MODE, StepFaults
+from impasse.models.scripted import Edit, Persistent, Playbook
+from impasse.vocabulary import Ending
+from tests.unit.relay_clients import Codex
 
 pytestmark = pytest.mark.docker
 CARD_LIMIT = 96  # flaky_sandbox's docker_run pids_limit
@@ -53,3 +59,22 @@ def test_a_container_gone_under_the_hold_is_a_harness_failure_in_words(box):
     box.container.remove(force=True)
     with pytest.raises(SandboxUnavailable, match="pids limit could not be set to 96"):
         faults.release()
+
+
+def test_the_relay_ends_the_episode_as_a_harness_error_when_the_hold_cannot_be_lifted(box, tmp_path):
+    """The agent (Codex's wire, its calls carried out in a local folder) gets a held step; the
+    container goes; the agent's next request is answered with the stop, and the ending says why."""
+    run_dir = RunDir(tmp_path / "run")
+    run_dir.path.mkdir()
+    run_dir.steps.touch()
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    playbook = Playbook((Edit("calc.py", "a - b\n", "a + b\n"),), "python3 -m pytest -q", False)
+    with Relay(Persistent("persistent", playbook, seed=0), run_dir, agent="codex", workdir=str(workspace),
+               faults=every_call_hit(box)) as relay:
+        agent = Codex(relay.socket_path, workspace)
+        assert agent.turn()  # step 1's calls, with the process table held
+        box.container.remove(force=True)
+        agent.turn()
+    assert relay.ending.kind == Ending.HARNESS_ERROR
+    assert "pids limit could not be set to 96" in relay.ending.message and relay.steps == 1
