@@ -41,6 +41,7 @@ CARDS = ("none", "chown_root", "removed_dependency", "read_only_fs", "disk_full"
 # was measured"): under disk_full Claude Code's Edit fails with Node's ENOSPC where impasse's edit
 # script, which truncates the file and rewrites it within its own blocks, succeeds.
 DIFFERS = {("claude-code", "disk_full")}
+REFUSED = {("claude-code", "flaky_sandbox")}  # its runtime aborts without threads (impasse/agents/compat.py)
 ENOSPC = "ENOSPC: no space left on device, write\n"
 
 
@@ -92,8 +93,7 @@ def episodes(api, tmp_path_factory) -> Episodes:
     return Episodes(api, tmp_path_factory.mktemp("external"))
 
 
-@pytest.mark.parametrize("agent", AGENTS)
-@pytest.mark.parametrize("card", CARDS)
+@pytest.mark.parametrize(("agent", "card"), [(a, c) for a in AGENTS for c in CARDS if (a, c) not in REFUSED])
 @pytest.mark.parametrize("policy", list(EXPECTED))
 def test_same_outcome_and_t_star_as_impasse_own_loop(episodes, agent, card, policy):
     ours = episodes.get("impasse", card, policy)
@@ -112,7 +112,7 @@ def injected_steps(episode: Episode) -> list[int]:
     return [step.index for step in read_run(episode.path).steps if any(o.injected for o in step.observations)]
 
 
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("agent", ["codex"])
 @pytest.mark.parametrize("policy", list(EXPECTED))
 def test_flaky_sandbox_meets_the_agents_own_commands_at_the_steps_it_meets_impasse_own(episodes, agent, policy):
     """The same seeded choice, carried out in the container: each chosen step ran with the process

@@ -211,6 +211,8 @@ TABLE = [
      2, "only --gate tool applies"),
     (["run", "--model", "scripted:oracle", "--condition", "oom_kill", "--agent", "claude-code"], None, 2,
      "its own memory counts against the card's limit"),
+    (["run", "--model", "scripted:oracle", "--condition", "flaky_sandbox", "--agent", "claude-code"], None, 2,
+     "aborts when it cannot start a thread"),
     (["matrix", "--models", "scripted:oracle", "--agents", "impasse,aider"], None, 2, "unknown agent 'aider'"),
     (*matrix_file("models: [scripted:oracle]\nconditions: [nope]\n"), 2, "nope"),
     (["matrix", "--file", "m.yaml"], each(PLAIN, put("m.yaml", "models: [scripted:oracle]\nout: plain/runs\n")), 2,
