@@ -89,14 +89,18 @@ class Pair:
     def done(self) -> bool:
         return self.up.closed and self.down.closed
 
+    def directions(self, sock: socket.socket) -> tuple[Direction, Direction]:
+        """The direction that reads from this socket, and the one that writes to it."""
+        return (self.up, self.down) if sock is self.client else (self.down, self.up)
+
     def events(self, sock: socket.socket) -> int:
         """What to wait for on one of the two sockets."""
-        reading, writing = (self.up, self.down) if sock is self.client else (self.down, self.up)
+        reading, writing = self.directions(sock)
         return (selectors.EVENT_READ if reading.wants_read else 0) | \
                (selectors.EVENT_WRITE if writing.wants_write else 0)
 
     def ready(self, sock: socket.socket, mask: int) -> None:
-        reading, writing = (self.up, self.down) if sock is self.client else (self.down, self.up)
+        reading, writing = self.directions(sock)
         if mask & selectors.EVENT_WRITE:
             writing.write()
         if mask & selectors.EVENT_READ:

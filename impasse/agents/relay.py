@@ -184,29 +184,27 @@ class Relay:
     def hold(self, index: int, calls: list[ToolCall], wire: list[AgentCall]) -> bool:
         """The step's faults in place before the agent gets its calls; False if they could not be
         (the episode ends as the harness's failure). Each call as the injector reads it, and
-        whether the agent carries it out by starting a process (an edit Claude Code makes in its
+        whether the agent carries it out by starting a process (an edit the agent makes in its
         own process meets no process table)."""
         if self.faults is None or self.clock.over:
             return True
         shells = {call.id for call in wire if call.name in SHELL_TOOLS and not call.hidden}
         shown = [(view, call.id in shells) for call in calls
                  if (view := shown_to_injector(call.name, call.arguments or {})) is not None]
-        try:
-            self.faults.hold(index, shown)
-        except SandboxUnavailable as err:
-            self.clock.end(Ending.HARNESS_ERROR, f"flaky_sandbox's fault: {err}")
-            return False
-        return True
+        return self.guarded(lambda: self.faults.hold(index, shown) or True, False)
 
     def release(self) -> str | None:
         """The step's results are back (or the run is over): its faults lifted; the fault they met."""
-        if self.faults is None:
-            return None
+        return self.guarded(self.faults.release, None) if self.faults else None
+
+    def guarded(self, change, failed):
+        """A change to the container's faults; a container that cannot take it ends the episode as
+        the harness's failure (`failed` is returned then)."""
         try:
-            return self.faults.release()
+            return change()
         except SandboxUnavailable as err:
             self.clock.end(Ending.HARNESS_ERROR, f"flaky_sandbox's fault: {err}")
-            return None
+            return failed
 
     def side(self, exchange: Exchange) -> Reply:
         if self.speaks_impasse:

@@ -61,12 +61,6 @@ def read_oom_kills(path: Path) -> int | None:
     return read_counter(path, "oom_kill")
 
 
-def forks_refused(container_id: str, root: Path = CGROUP_ROOT) -> int | None:
-    """How many forks the container's pids limit has refused so far (None: not on this host)."""
-    path = cgroup_file(container_id, PIDS_FILES, root)
-    return read_counter(path, "max") if path else None
-
-
 @dataclass
 class Sensors:
     """Per-call deltas of the container's counters: what happened during this call only."""

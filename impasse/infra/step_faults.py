@@ -1,4 +1,5 @@
-"""flaky_sandbox for an agent that runs its own commands inside the container (Claude Code, Codex).
+"""flaky_sandbox for an agent that runs its own commands inside the container (Codex; Claude Code
+is refused the card, impasse/agents/compat.py says why).
 
 impasse makes none of that agent's calls, so there is no exec of impasse's for the engine to refuse.
 The fault moves into the container itself: the same seeded choice as impasse's own loop
@@ -6,7 +7,7 @@ The fault moves into the container itself: the same seeded choice as impasse's o
 container's process table is held full — its pids limit set below what already runs — from the
 moment the relay hands the agent the step's calls until the agent's next model request brings their
 results. The agent's own spawn of its shell is then refused by the kernel (EAGAIN), and the agent
-words the failure its own way (`spawn EAGAIN`, `Resource temporarily unavailable (os error 11)`).
+words the failure its own way (Codex: `Resource temporarily unavailable (os error 11)`).
 The pids cgroup counts each refused fork: that count, read on the host, says whether the hold met
 anything. The model forwarder and the MCP server start nothing while they run, so the request
 that ends the hold gets through."""
@@ -19,7 +20,7 @@ import docker.errors
 
 from impasse.infra.injectors import FlakyExec
 from impasse.infra.sandbox import Sandbox, SandboxUnavailable
-from impasse.infra.sensors import forks_refused
+from impasse.infra.sensors import PIDS_FILES, cgroup_file, read_counter
 
 HELD_LIMIT = 1  # below what the container already runs: every new process or thread is refused
 MODE = "process_table_full"
@@ -29,7 +30,9 @@ class StepFaults:
     def __init__(self, injector: FlakyExec, box: Sandbox) -> None:
         self.injector, self.box = injector, box
         self.limit = (box.container.attrs.get("HostConfig") or {}).get("PidsLimit") or 0  # 0: none
+        self.events = cgroup_file(box.id, PIDS_FILES)  # the pids cgroup's counts, found once (None: not here)
         self.held: dict | None = None  # the log entry of the hold in place
+        self.refused_before: int | None = None
 
     def hold(self, step: int, calls: list[tuple[str, bool]]) -> bool:
         """Before the agent gets step `step`'s calls — each as impasse's own loop shows it to the
@@ -45,7 +48,7 @@ class StepFaults:
             self.injector.log.append(entry | {"held": False, "refused": False,
                                               "why": "the agent's edit runs in its own process, not a new one"})
             return False
-        entry["refused_before"] = forks_refused(self.box.id)
+        self.refused_before = self.forks_refused()
         self.set_limit(HELD_LIMIT)
         self.held = entry
         return True
@@ -57,16 +60,19 @@ class StepFaults:
             return None
         entry, self.held = self.held, None
         self.set_limit(self.limit)
-        before, after = entry.pop("refused_before"), forks_refused(self.box.id)
+        before, after = self.refused_before, self.forks_refused()
         entry["forks_refused"] = None if before is None or after is None else after - before
         entry["held"], entry["refused"] = True, entry["forks_refused"] != 0
         self.injector.log.append(entry)
         return MODE if entry["refused"] else None
+
+    def forks_refused(self) -> int | None:
+        return read_counter(self.events, "max") if self.events else None
 
     def set_limit(self, limit: int) -> None:
         api = self.box.container.client.api
         try:
             response = api._post_json(api._url("/containers/{0}/update", self.box.id), data={"PidsLimit": limit})
             api._raise_for_status(response)
-        except (docker.errors.APIError, docker.errors.NotFound) as err:
+        except docker.errors.APIError as err:  # NotFound (the container gone) among them
             raise SandboxUnavailable(f"the container's pids limit could not be set to {limit}: {err}") from err
