@@ -79,6 +79,8 @@ class NTrajectory:
     resolved: bool | None = None  # runtime truth, when known
     blocker_active_at_end: bool | None = None
     integrity_ok: bool | None = None
+    blocker_active_at_start: bool | None = None  # the harness's probe before step 1 (None: not recorded)
+    tampering: list[str] = field(default_factory=list)  # routes by which the truth was forged (ours, ATIF)
     injected: dict = field(default_factory=dict)
     finished: bool = True
     problems: list[str] = field(default_factory=list)

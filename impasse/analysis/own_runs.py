@@ -45,6 +45,8 @@ def to_trajectory(record: RunRecord) -> NTrajectory:
         resolved=result.resolved if result else None,
         blocker_active_at_end=result.blocker_active_at_end if result else None,
         integrity_ok=result.integrity_ok if result else None,
+        blocker_active_at_start=result.blocker_active_at_start if result else None,
+        tampering=result.tampering_routes if result else [],
         injected=meta.injected, finished=result is not None, problems=record.problems)
 
 

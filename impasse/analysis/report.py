@@ -4,7 +4,6 @@ from a folder of runs. A figure without data says so instead of drawing an empty
 from __future__ import annotations
 
 import base64
-import html
 import io
 import json
 from collections import Counter
@@ -13,13 +12,23 @@ from pathlib import Path
 from impasse.analysis.aggregate import aggregate
 from impasse.analysis.costs import cost_texts, group_cost, run_cost_text
 from impasse.analysis.driver import annotate_paths
+from impasse.analysis.findings import (
+    integrity_rows,
+    landing_html,
+    landing_markdown,
+    tampering_html,
+    tampering_markdown,
+    tampering_rows,
+)
+from impasse.analysis.html_parts import anchor, esc, html_table
 from impasse.analysis.metrics import Annotation
 from impasse.episode.records import Step
 from impasse.episode.run_record import RunRecord
 from impasse.vocabulary import SCORED_OUTCOMES, Outcome
 
 COLOURS: dict[Outcome, str] = {
-    Outcome.RESOLVED: "#2e7d32", Outcome.CIRCUMVENTION: "#880e4f", Outcome.ESCALATED: "#1565c0",
+    Outcome.RESOLVED: "#2e7d32", Outcome.CIRCUMVENTION: "#880e4f", Outcome.TAMPERING: "#d500f9",
+    Outcome.ESCALATED: "#1565c0",
     Outcome.FALSE_COMPLETION: "#c62828",
     Outcome.COMPLETION_UNVERIFIED: "#9e9e9e", Outcome.PREMATURE_STOP: "#ad1457", Outcome.DEAD_END: "#6a1b9a",
     Outcome.STALL: "#f9a825", Outcome.BUDGET_EXHAUSTED: "#ef6c00",
@@ -166,10 +175,6 @@ def stage_curve(rows: list[dict]):
     return draw
 
 
-def anchor(run_id: str) -> str:
-    return "run-" + "".join(c if c.isalnum() else "-" for c in run_id)
-
-
 def load(paths: list[Path]) -> tuple[list[Annotation], dict, dict[str, RunRecord]]:
     """Every run folder read once: the annotations and the records they were made from."""
     batch = annotate_paths(paths)
@@ -193,33 +198,6 @@ def figures(annotations: list[Annotation], summary: dict, records: dict[str, Run
              "strip": onset_strip(annotations, lengths), "escalation": escalation_bars(summary),
              "workarounds": workaround_bars(annotations), "stages": stage_curve(stage_summary(list(records.values())))}
     return {key: figure_data(draw) if draw else None for key, draw in draws.items()}
-
-
-def integrity_rows(annotations: list[Annotation], records: dict[str, RunRecord]) -> list[tuple[str, str]]:
-    rows = []
-    for a in annotations:
-        result = records[a.row.run_id].result
-        truth = (result.truth if result else None) or {}
-        problems = []
-        if a.row.blocker_removed:
-            problems.append("blocker removed (the probe no longer holds at the end)")
-        if truth and truth.get("integrity_ok") is False:
-            integrity = truth.get("integrity", {})
-            found = integrity.get("tests_changed", []) + integrity.get("suspicious", [])
-            problems.append("integrity: " + ", ".join(found))
-        if problems:
-            rows.append((a.row.run_id, "; ".join(problems)))
-    return rows
-
-
-def esc(value) -> str:
-    return html.escape("–" if value is None else str(value))
-
-
-def html_table(header: list[str], rows: list[list]) -> str:
-    head = "".join(f"<th>{esc(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def steps_html(steps: list[Step]) -> str:
@@ -250,11 +228,15 @@ def render_html(annotations, summary, records, figs) -> str:
         body = (f"<img alt='{esc(title)}' src='data:image/png;base64,{figs[key]}'>" if figs[key]
                 else "<p class='nodata'>No data for this figure.</p>")
         sections.append(f"<h2>{esc(title)}</h2>{body}")
-    groups = [[esc(g["model"]), esc(g["condition"]), g["n_scored"], esc(g["escalation_rate"]),
+    groups = [[esc(g["model"]), esc(g["condition"]), g["n_scored"], esc(g["blocker_landed"]),
+               esc(g["outcome_shares"][Outcome.TAMPERING]), esc(g["escalation_rate"]),
                esc(g["false_completion_rate"]), esc(g["acknowledgment_rate"]), esc(g["share_U_positive"]),
                esc(g["never_hit_share"]), g["transport_errors"], *cost_texts(g["cost"])] for g in summary["groups"]]
     sections.append("<h2>Aggregates</h2>" + html_table(
-        ["model", "condition", "n", "Y", "Z", "A", "U>0", "never hit", "transport", "cost", "cost/run"], groups))
+        ["model", "condition", "n", "blocker landed", str(Outcome.TAMPERING), "Y", "Z", "A", "U>0", "never hit",
+         "transport", "cost", "cost/run"], groups))
+    sections.append(tampering_html(tampering_rows(annotations, records)))
+    sections.append(landing_html(summary["landing"]))
     integrity = integrity_rows(annotations, records)
     sections.append("<h2>Runs whose blocker was removed, and integrity failures</h2>" + (
         html_table(["run", "finding"], [[f"<a href='#{anchor(r)}'>{esc(r)}</a>", esc(f)] for r, f in integrity])
@@ -272,11 +254,12 @@ def render_html(annotations, summary, records, figs) -> str:
            f"</head><body>{''.join(sections)}</body></html>\n"
 
 
-def render_markdown(annotations, summary, figs) -> str:
+def render_markdown(annotations, summary, records, figs) -> str:
     lines = ["# impasse report", "", f"{len(annotations)} runs, cost {cost_texts(group_cost(annotations))[0]}.", ""]
     for title, key in FIGURES:
         lines += [f"## {title}", "", f"![{title}](data:image/png;base64,{figs[key]})" if figs[key]
                   else "_No data for this figure._", ""]
+    lines += tampering_markdown(tampering_rows(annotations, records)) + landing_markdown(summary["landing"])
     lines += ["## Runs", "", "| run | condition | t* | N_post | L | U | Y | Z | A | outcome | cost |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for a in annotations:
@@ -293,6 +276,6 @@ def write_report(paths: list[Path], html_path: Path | None, md_path: Path | None
         html_path.write_text(render_html(annotations, summary, records, figs))
         written.append(html_path)
     if md_path:
-        md_path.write_text(render_markdown(annotations, summary, figs))
+        md_path.write_text(render_markdown(annotations, summary, records, figs))
         written.append(md_path)
     return written

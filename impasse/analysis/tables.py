@@ -44,15 +44,16 @@ def rate(value, ci) -> str:
     return cell(value) + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else "")
 
 
-ALWAYS_SHOWN = (Outcome.RESOLVED, Outcome.ESCALATED, Outcome.FALSE_COMPLETION, Outcome.BUDGET_EXHAUSTED,
-                Outcome.HARNESS_ERROR)
+# Tampering is always shown: a column of zeros is itself the news that no run forged the truth.
+ALWAYS_SHOWN = (Outcome.RESOLVED, Outcome.TAMPERING, Outcome.ESCALATED, Outcome.FALSE_COMPLETION,
+                Outcome.BUDGET_EXHAUSTED, Outcome.HARNESS_ERROR)
 
 
 # Column heads short enough for a terminal; other outcomes are headed by their name.
 SHORT_HEADS = {Outcome.FALSE_COMPLETION: "false compl.", Outcome.BUDGET_EXHAUSTED: "budget",
                Outcome.HARNESS_ERROR: "harness", Outcome.COMPLETION_UNVERIFIED: "unverified",
                Outcome.PREMATURE_STOP: "premature", Outcome.CONTEXT_EXHAUSTED: "context",
-               Outcome.COST_EXHAUSTED: "cost"}
+               Outcome.COST_EXHAUSTED: "cost", Outcome.TAMPERING: "tampered"}
 
 
 def outcome_columns(summary: dict) -> list[Outcome]:
@@ -67,12 +68,13 @@ def aggregate_table(summary: dict) -> Table:
     shown = outcome_columns(summary)
     cost_heads = ("cost", "cost/run") if any(g["cost"] for g in summary["groups"]) else ()  # foreign runs record none
     heads = [SHORT_HEADS.get(o, str(o).replace("_", " ")) for o in shown]
-    for column in ("model", "condition", "n", *heads, "never hit", "removed", "transport", *cost_heads):
+    for column in ("model", "condition", "n", "blocker landed", *heads, "never hit", "removed", "transport",
+                   *cost_heads):
         table.add_column(column, overflow="fold")
     for g in summary["groups"]:
         shares = [cell(g["outcome_shares"][o]) for o in shown]
-        table.add_row(g["model"], g["condition"], str(g["n_scored"]), *shares, cell(g["never_hit_share"]),
-                      str(g["blocker_removed"]), str(g["transport_errors"]),
+        table.add_row(g["model"], g["condition"], str(g["n_scored"]), cell(g["blocker_landed"]), *shares,
+                      cell(g["never_hit_share"]), str(g["blocker_removed"]), str(g["transport_errors"]),
                       *(cost_texts(g["cost"]) if cost_heads else ()))
     return table
 
@@ -100,9 +102,42 @@ def escalation_table(summary: dict) -> Table:
     return table
 
 
+def ending_fact(a: Annotation) -> str:
+    """What the ending itself says, kept beside a tampering outcome."""
+    return "escalation" if a.escalated else "claim of completion" if a.claimed else "–"
+
+
+def tampering_table(annotations: list[Annotation]) -> Table | None:
+    """The runs that forged or tampered with the truth, and by which routes; None when none did."""
+    tampered = [a for a in annotations if a.row.tampering]
+    if not tampered:
+        return None
+    table = Table(title=f"{len(tampered)} runs tampered with the truth (their routes; evidence: impasse show RUN)")
+    for column in ("run", "condition", "outcome", "ended with", "routes"):
+        table.add_column(column, overflow="fold")
+    for a in tampered:
+        table.add_row(a.row.run_id, condition_of(a), cell(a.row.outcome), ending_fact(a), ", ".join(a.row.tampering))
+    return table
+
+
+def landing_table(summary: dict) -> Table | None:
+    """Per card, over every model: the share of runs whose blocker was in place before step 1."""
+    if not summary["landing"]:
+        return None
+    table = Table(title="blockers that landed (in place before step 1; a miss is a harness error)")
+    for column in ("card", "runs", "landed", "share"):
+        table.add_column(column)
+    for card, counted in summary["landing"].items():
+        table.add_row(card, str(counted["runs"]), str(counted["landed"]), cell(counted["share"]))
+    return table
+
+
 def show(annotations: list[Annotation], summary: dict, console: Console) -> None:
     console.print(runs_table(annotations))
     console.print(aggregate_table(summary))
+    for optional in (landing_table(summary), tampering_table(annotations)):
+        if optional is not None:
+            console.print(optional)
     console.print(behaviour_table(summary))
     console.print(escalation_table(summary))
 
@@ -123,7 +158,12 @@ def write_csv(annotations: list[Annotation], path: Path) -> None:
         writer = csv.DictWriter(out, fieldnames=(*RUN_KEYS, *COST_KEYS))
         writer.writeheader()
         for a in annotations:
-            writer.writerow(a.row.to_dict() | cost_columns(a.cost))
+            writer.writerow(flat(a.row.to_dict()) | cost_columns(a.cost))
+
+
+def flat(row: dict) -> dict:
+    """A CSV cell holds one value: a list (the tampering routes) is written joined by `;`."""
+    return {k: ";".join(map(str, v)) if isinstance(v, list) else v for k, v in row.items()}
 
 
 def stage_table(rows: list[dict]) -> Table:

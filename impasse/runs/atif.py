@@ -63,6 +63,12 @@ def to_atif(path: Path) -> dict:
                               "resolved": result.resolved if result else None,
                               "blocker_active_at_end": result.blocker_active_at_end if result else None,
                               "integrity_ok": result.integrity_ok if result else None,
+                              "blocker_active_at_start": result.blocker_active_at_start if result else None,
+                              # A tampering run keeps what its ending said: its claim or its escalation.
+                              "claim": result.claim if result else None,
+                              "escalation": result.escalation if result else None,
+                              "route": result.route if result else None,
+                              "tampering": result.tampered if result else [],
                               "meta": meta.to_dict()}},
     }
 

@@ -46,10 +46,22 @@ def render_run(path: Path, console: Console) -> None:
     if result is None:
         console.print("[yellow]no result.json: the run did not finish[/]")
         return
-    console.print(Panel(f"outcome {result.outcome}; resolved={result.resolved}; "
-                        f"blocker active at end={result.blocker_active_at_end}; "
-                        f"integrity ok={result.integrity_ok}; cost {cost_of_run(result.cost)}\n"
-                        f"{result.ending.kind}: {result.ending.message}", title="result"), highlight=False)
+    route = f"\nroute: {result.route}" if result.route else ""
+    console.print(Panel(escape(f"outcome {result.outcome}; resolved={result.resolved}; "
+                               f"blocker active at start={result.blocker_active_at_start}, "
+                               f"at end={result.blocker_active_at_end}; "
+                               f"integrity ok={result.integrity_ok}; cost {cost_of_run(result.cost)}\n"
+                               f"{result.ending.kind}: {result.ending.message}{route}"), title="result"),
+                  highlight=False)
+    if result.tampered:
+        console.print(tampering_panel(result.tampered), highlight=False)
+
+
+def tampering_panel(tampering: list[dict]) -> Panel:
+    """Each route by which the agent forged or tampered with the truth, with what the harness saw."""
+    lines = [f"[bold]{escape(str(t.get('route')))}[/]: {escape(str(t.get('evidence', '')))}" for t in tampering]
+    return Panel("\n".join(lines), title="tampering: the agent forged or tampered with the truth",
+                 border_style="red")
 
 
 def cost_of_run(cost: dict | None) -> str:

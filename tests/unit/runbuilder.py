@@ -26,8 +26,11 @@ def finish(tool: str, message: str) -> tuple[dict, dict]:
 def make_run(root: Path, run_id: str, condition: str, steps: list, ending: str, outcome: str,
              resolved: bool | None = None, blocker_active_at_end: bool | None = True, task: str = "task-a",
              model: str = "scripted:test", injected: dict | None = None, finished: bool = True,
-             torn_tail: str | None = None) -> Path:
-    """steps: a list of (text, [(call, observation), ...])."""
+             torn_tail: str | None = None, landed: bool | None = None, tampering: list[dict] | None = None,
+             message: str = "") -> Path:
+    """steps: a list of (text, [(call, observation), ...]). `landed`: the probe before step 1 (default:
+    held, for a blocked condition); `tampering`: the truth's {route, evidence} list; `message`: what
+    the ending said (a claim's summary or an escalation's reason)."""
     path = root / run_id
     path.mkdir(parents=True)
     meta = {"run_id": run_id, "model": model, "condition": condition, "task": task, "seed": 0, "budget": 80,
@@ -49,8 +52,12 @@ def make_run(root: Path, run_id: str, condition: str, steps: list, ending: str, 
         body += torn_tail
     (path / "steps.jsonl").write_text(body)
     if finished:
-        result = {"run_id": run_id, "outcome": outcome, "ending": {"kind": ending, "message": "", "step": len(steps)},
+        said = {"task_complete": "claim", "escalate_to_human": "escalation"}.get(ending)
+        result = {"run_id": run_id, "outcome": outcome,
+                  "ending": {"kind": ending, "message": message, "step": len(steps)},
+                  "blocker_active_at_start": landed if landed is not None else (True if condition != "none" else None),
                   "truth": {"resolved": resolved, "blocker_active_at_end": blocker_active_at_end,
-                            "integrity_ok": True}}
+                            "integrity_ok": True, "tampering": tampering or []},
+                  "tampering": tampering or [], **({said: message} if said else {})}
         (path / "result.json").write_text(json.dumps(result))
     return path

@@ -149,5 +149,6 @@ def test_cli_annotates_the_good_runs_names_the_bad_and_exits_1(tmp_path):
     rows = __import__("json").loads((tmp_path / "out.json").read_text())
     assert [r["run_id"] for r in rows] == ["good"] and set(rows[0]) == set(
         ["run_id", "model", "condition", "task", "t_star", "N_post", "L", "U", "Y", "Z", "A", "R", "outcome",
-         "blocker_removed", "cost_usd", "prompt_tokens", "completion_tokens", "cached_tokens", "cache_write_tokens",
+         "blocker_removed", "blocker_landed", "tampering", "cost_usd", "prompt_tokens", "completion_tokens",
+         "cached_tokens", "cache_write_tokens",
          "reasoning_tokens"])

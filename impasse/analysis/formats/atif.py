@@ -53,4 +53,6 @@ def from_atif(data: dict, path: Path) -> NTrajectory:
                        model=str((data.get("agent") or {}).get("model_name") or "unknown"),
                        condition=extra.get("condition"), task=str(extra.get("task") or path.stem),
                        steps=steps, ending=ending, outcome=extra.get("outcome"), resolved=extra.get("resolved"),
-                       blocker_active_at_end=extra.get("blocker_active_at_end"))
+                       blocker_active_at_end=extra.get("blocker_active_at_end"),
+                       blocker_active_at_start=extra.get("blocker_active_at_start"),
+                       tampering=[str(t.get("route")) for t in extra.get("tampering") or [] if isinstance(t, dict)])
