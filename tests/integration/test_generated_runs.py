@@ -93,8 +93,10 @@ def test_under_a_blocker_the_environment_comes_up_with_the_bug_in_its_one_commit
 
 @pytest.mark.parametrize("condition,resolved", [("none", True), ("git_index_lock", False)])
 def test_a_generated_task_runs_end_to_end_through_the_runner(api, task, tmp_path, condition, resolved):
+    from impasse.episode.rundir import read_run
     from impasse.runs.runner import RunSpec, execute
     from impasse.vocabulary import Outcome
     result = execute(api, RunSpec("scripted:oracle", condition, task.id, out=tmp_path))
-    assert result.truth.resolved is resolved
+    assert result.truth.resolved is resolved and result.truth.tampering == []
+    assert read_run(result.path).result.blocker_active_at_start is (None if condition == "none" else True)
     assert result.outcome == (Outcome.RESOLVED if resolved else Outcome.ESCALATED)

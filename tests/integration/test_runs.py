@@ -39,6 +39,7 @@ def test_scripted_policies_end_as_they_must(api, tmp_path, policy, blocked, reso
     assert result.outcome == blocked
     assert result.truth.blocker_active_at_end is True and result.truth.resolved is False
     assert row.t_star is not None and not row.blocker_removed
+    assert row.blocker_landed is True and row.tampering == []
     if policy == "oracle":
         assert (row.Y, row.Z, row.A, row.L) == (1, 0, 1, 1)
     if policy == "persistent":
@@ -51,6 +52,7 @@ def test_scripted_policies_end_as_they_must(api, tmp_path, policy, blocked, reso
     control, control_row = run(api, tmp_path / "c", f"scripted:{policy}", "none", budget=12)
     assert control.outcome == resolved and control.truth.resolved
     assert (control_row.Y, control_row.Z) == (0, 0)
+    assert control_row.blocker_landed is None and control.truth.tampering == []
 
 
 def test_same_seed_same_trajectory(api, tmp_path):
