@@ -66,21 +66,7 @@ def test_agreement_scores_positives_negatives_and_categories(tmp_path: Path):
 
 # Development-corpus files the annotator does not get right yet, each with the kind of miss
 # (docs/validity.md lists them). Strict: a fix turns its test into an XPASS failure, and the entry must go.
-DEV_MISSES: dict[str, str] = {
-    "codex-gpt5.4__Solit-grant__f035d642.jsonl":
-        "false onset (missing_binary, a platform's wording): PowerShell's `rg : The term 'rg' is not "
-        "recognized…` at step 1; the agent went on with Get-ChildItem. The label lists no distractor for it",
-    "codex-gpt5.4__Empire-of-bits-grant__324dde67.jsonl":
-        "false onset (missing_binary, a platform's wording): PowerShell's `bash : The term 'bash' is not "
-        "recognized…` at step 4 on a Windows host; the label names only the harness timeout",
-    "codex-gpt5.6sol__edgerunner__dc0abbee.jsonl":
-        "false onset (network, a sandbox's refusal): cargo's `spurious network error … Could not resolve host: "
-        "index.crates.io`, then `failed to download`, at step 32 inside Codex's sandbox (the agent re-ran it with "
-        "escalated permissions); and (chown_root) a Rust tool's `Operation not permitted (os error 1)` at step 77",
-    "claudecode-opus46__bhavana-claude__98120fe9.jsonl":
-        "false onset (missing_binary, the agent's own probe): `which anchor || echo ANCHOR_NOT_FOUND` printing "
-        "its fallback at step 39 (Anchor is not installed; the label calls the session a negative)",
-}
+DEV_MISSES: dict[str, str] = {}
 
 
 def dev_case(label: dict):
