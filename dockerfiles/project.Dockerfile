@@ -21,9 +21,15 @@ RUN export GIT_AUTHOR_DATE=2026-01-01T00:00:00Z GIT_COMMITTER_DATE=2026-01-01T00
  && cd /workspace && git init -q && git add -A && git commit -qm "Current state of the project" \
  && git rev-parse HEAD > /tmp/base_commit
 USER root
+# The pristine tests and every file that configures them, at the root and in each folder above a
+# test folder. The seed is the project before any generated bug, the fix of every task on this
+# image: root-only (the harness's root owns it and streams it out; the agent never reads it).
 RUN mkdir -p /opt/impasse-state/pristine && cd /workspace \
- && for t in ${TESTS} conftest.py pytest.ini setup.cfg tox.ini pyproject.toml; do \
+ && configs="conftest.py pytest.ini .pytest.ini pytest.toml .pytest.toml setup.cfg tox.ini pyproject.toml" \
+ && above="" && for t in ${TESTS}; do d=$(dirname "$t"); while [ "$d" != . ]; do \
+      for f in $configs; do above="$above $d/$f"; done; d=$(dirname "$d"); done; done \
+ && for t in ${TESTS} $configs $above; do \
       if [ -e "$t" ]; then cp -a --parents "$t" /opt/impasse-state/pristine/; fi; done \
  && cp -a /workspace /opt/impasse-state/seed \
  && mv /tmp/base_commit /opt/impasse-state/base_commit \
- && chown -R 0:0 /opt/impasse-state && chmod -R a+rX,go-w /opt/impasse-state
+ && chown -R 0:0 /opt/impasse-state && chmod -R a+rX,go-w /opt/impasse-state && chmod 700 /opt/impasse-state/seed

@@ -165,7 +165,7 @@ def keep_transcripts(box, run_dir: RunDir) -> None:
     kept.mkdir(exist_ok=True)
     try:
         # As the agent: the harness's root holds no capabilities and cannot read the agent's 0700 files.
-        data = box.read_tar(STATE, excludes=("./home/.cache", "./tmp"), user=AGENT_USER)
+        data = box.read_tar(STATE, excludes=("./home/.cache", "./tmp"), user=AGENT_USER)[0]
     except SandboxUnavailable as err:  # a container gone at the end: the relay's record stands
         (kept / "missing.txt").write_text(f"the agent's mount could not be read: {err}\n")
         return

@@ -18,15 +18,18 @@ from impasse.paths import TASKS
 
 PROJECTS_DIR = "projects"
 TASK_IMAGE_REPO = "impasse-task"  # task images are impasse-task-<task id>:<content hash>
-# Files whose pristine copy is restored before grading: the tests and everything that configures them.
-TEST_CONFIG_FILES = ("conftest.py", "pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml")
+# Files whose pristine copy is restored before grading: the tests and everything that configures them
+# (every name pytest reads its configuration from, and the conftest.py it loads).
+TEST_CONFIG_FILES = ("conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "setup.cfg",
+                     "tox.ini", "pyproject.toml")
 
 
 def test_config_files(test_paths: tuple[str, ...]) -> list[str]:
-    """The files that configure a task's tests: the configuration at the root, and a conftest.py in
-    any folder above a test folder, which pytest loads for every test below it."""
-    conftests = (f"{parent}/conftest.py" for path in test_paths for parent in parents(path))
-    return list(dict.fromkeys([*TEST_CONFIG_FILES, *conftests]))
+    """The files that configure a task's tests: the configuration at the root and in any folder
+    above a test folder — pytest loads a conftest.py there for every test below it, and takes its
+    configuration from the nearest folder above the tests that has a configuration file."""
+    above = (f"{parent}/{name}" for path in test_paths for parent in parents(path) for name in TEST_CONFIG_FILES)
+    return list(dict.fromkeys([*TEST_CONFIG_FILES, *above]))
 
 
 def parents(path: str) -> list[str]:

@@ -101,7 +101,7 @@ def run(
 ) -> None:
     """Run one episode: a task under a condition, driven by a model, then the harness's truth."""
     from impasse.infra.images import ImageBuildError
-    from impasse.infra.sandbox import reap_stale
+    from impasse.infra.reaper import reap_stale
     from impasse.runs.runner import RunError, RunSpec, execute
     from impasse.vocabulary import Outcome
     if gate not in Gate._value2member_map_:
@@ -171,7 +171,7 @@ def doctor() -> None:
 @app.command()
 def gc(stale: Annotated[bool, typer.Option(help="Only what dead impasse processes left behind.")] = False) -> None:
     """Remove every container and network impasse created (label impasse=1)."""
-    from impasse.infra.sandbox import reap, reap_stale
+    from impasse.infra.reaper import reap, reap_stale
     if stale:
         stdout.print(f"removed {reap_stale(docker_client())} containers of dead impasse processes")
         return

@@ -102,12 +102,15 @@ def agent_environment(condition: Condition) -> dict[str, str]:
 
 
 def populate_seed(box: Sandbox, owner: str) -> None:
-    """A fresh tmpfs workspace gets the starting workspace, as its owner: the harness holds no
-    capabilities in the container, so it cannot chown. cp -a gives the tmpfs root the seed's mode;
+    """A fresh tmpfs workspace gets the starting workspace, unpacked as its owner: the harness holds
+    no capabilities in the container, so it cannot chown. The seed is root's alone (for a generated
+    task it is the project before the bug: the fix), so root streams it out and the owner unpacks it;
     sticky 1777 lets root's ballast in."""
-    result = box.exec(f"cp -a {STATE}/seed/. /workspace/ && chmod 1777 /workspace", user=owner)
-    if result.exit_code:
-        raise EnvironmentSetupError(f"could not populate the workspace: {result.output[-300:]}")
+    seed = box.read_tar(f"{STATE}/seed")[0]
+    code, output = box.pipe(["sh", "-c", "tar -C /workspace --no-same-owner -xf - && chmod 1777 /workspace"],
+                            seed, owner)
+    if code != 0:
+        raise EnvironmentSetupError(f"could not populate the workspace: {output[-300:]}")
 
 
 UNPACK_FAILED = 97  # the exit code of put_worktree's script when the tar itself did not unpack

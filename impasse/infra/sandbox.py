@@ -14,7 +14,7 @@ import shlex
 import tarfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import docker
@@ -40,6 +40,10 @@ HARDENING = {
 
 class SandboxUnavailable(RuntimeError):
     """The container or the engine is gone: an infrastructure failure, never agent-visible output."""
+
+
+class TooLarge(SandboxUnavailable):  # a folder read out of a container was larger than the reader takes
+    pass
 
 
 @dataclass(frozen=True)
@@ -165,21 +169,21 @@ class Sandbox:
             raise SandboxUnavailable(f"container {self.container.short_id} is {self.container.status}")
 
     def read_tar(self, directory: str, excludes: tuple[str, ...] = (), user: str = "0:0",
-                 limit: int = 256 * 1024**2) -> bytes:
-        """A tar of a folder, streamed out of `tar -c` in the container: unlike `docker cp`, this
-        sees tmpfs mounts and works on read-only containers."""
+                 limit: int = 256 * 1024**2) -> tuple[bytes, list[str]]:
+        """A tar of a folder, streamed out of `tar -c` in the container (unlike `docker cp`, this sees
+        tmpfs mounts and works on read-only containers), and what tar said it could not read."""
         skip = " ".join(f"--exclude={shlex.quote(e)}" for e in excludes)
         exec_id = self.api.api.exec_create(
-            self.container.id, ["sh", "-c", f"tar -C {shlex.quote(directory)} {skip} -cf - . 2>/dev/null"],
-            user=user)["Id"]
-        data = bytearray()
-        for chunk in self.api.api.exec_start(exec_id, stream=True):
-            data += chunk
+            self.container.id, ["sh", "-c", f"tar -C {shlex.quote(directory)} {skip} -cf - ."], user=user)["Id"]
+        data, warnings = bytearray(), bytearray()
+        for out, err in self.api.api.exec_start(exec_id, stream=True, demux=True):
+            data += out or b""
+            warnings += (err or b"")[:max(0, 4096 - len(warnings))]
             if len(data) > limit:
-                raise SandboxUnavailable(f"{directory} is larger than {limit} bytes; not captured")
+                raise TooLarge(f"{directory} is larger than {limit // 1024**2} MiB; not captured")
         if self.exit_code(exec_id) not in (0, 1, 2):  # 1, 2: some files changed or unreadable
             raise SandboxUnavailable(f"tar of {directory} failed in {self.container.short_id}")
-        return bytes(data)
+        return bytes(data), [w for w in warnings.decode(errors="replace").splitlines() if w.strip()][:20]
 
     def write_tar(self, directory: str, data: bytes, user: str = AGENT_USER) -> None:
         """Unpack a tar into a folder as `user` (files end up owned by it), fed through the exec's
@@ -189,10 +193,10 @@ class Sandbox:
             raise SandboxUnavailable(f"unpacking into {directory} failed in {self.container.short_id}: "
                                      f"{output.strip()[-300:]}")
 
-    def pipe(self, argv: list[str], data: bytes, user: str) -> tuple[int | None, str]:
-        """Run `argv` with `data` on its stdin: its exit code and the tail of its output."""
+    def pipe(self, argv: list[str], data: bytes, user: str, keep: int = 64 * 1024) -> tuple[int | None, str]:
+        """Run `argv` with `data` on its stdin: its exit code and the last `keep` bytes of its output."""
         try:
-            return run_with_stdin(self.api.api, self.container.id, argv, data, user)
+            return run_with_stdin(self.api.api, self.container.id, argv, data, user, keep=keep)
         except (docker.errors.APIError, OSError) as err:
             raise SandboxUnavailable(f"{argv[0]} with piped input failed in {self.container.short_id}: {err}") from err
 
@@ -244,55 +248,6 @@ def remove_container(container: Container) -> None:
     except docker.errors.APIError as err:  # gone, or being removed by someone else: either way, gone
         if err.status_code not in (404, 409):
             raise
-
-
-def pid_alive(pid: str) -> bool:
-    try:
-        os.kill(int(pid), 0)
-    except (ValueError, ProcessLookupError):
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def started_by_impasse(api: docker.DockerClient, label: str = "impasse=1") -> list[Container]:
-    return api.containers.list(all=True, sparse=True, filters={"label": [label, "impasse.pid"]})
-
-
-def reap_stale(api: docker.DockerClient) -> int:
-    """Remove containers and networks left by impasse processes that are gone (killed, crashed)."""
-    # Only what an impasse process started carries its pid: a live build's intermediate container also
-    # has `impasse=1` (from the base image) and must be spared. Sparse: no inspect, so no 404 for one gone.
-    stale = [c for c in started_by_impasse(api) if not pid_alive(c.attrs["Labels"]["impasse.pid"])]
-    for container in stale:
-        remove_container(container)
-    for network in api.networks.list(filters={"label": "impasse=1"}):
-        if not pid_alive(network.attrs.get("Labels", {}).get("impasse.pid", "")):
-            with suppress(docker.errors.APIError):
-                network.remove()
-    return len(stale)
-
-
-def reap_runs(api: docker.DockerClient, run_ids: set[str]) -> int:
-    """Remove the containers of runs that are over, whatever became of the process that started
-    them: a worker on a removed node may outlive its node for a while, so its pid is no test."""
-    leftovers = [c for c in started_by_impasse(api) if c.attrs["Labels"].get("impasse.run_id") in run_ids]
-    for container in leftovers:
-        remove_container(container)
-    return len(leftovers)
-
-
-def reap(api: docker.DockerClient, label: str = "impasse=1") -> tuple[int, int]:
-    """Remove every impasse-labelled container and network. Returns (containers, networks)."""
-    containers = started_by_impasse(api, label)
-    for container in containers:
-        remove_container(container)
-    networks = api.networks.list(filters={"label": label})
-    for network in networks:
-        with suppress(docker.errors.APIError):
-            network.remove()
-    return len(containers), len(networks)
 
 
 def owner_of(uid: str) -> str | None:

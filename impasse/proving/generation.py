@@ -75,7 +75,7 @@ def parse_report(text: str) -> tuple[set[str], dict[str, list[str]]]:
 
 def run_suite(box: Sandbox, paths: tuple[str, ...], timeout: int) -> SuiteRun:
     result = box.exec(suite_command(paths), timeout=timeout)
-    data = box.read_tar(REPORT_DIR)
+    data = box.read_tar(REPORT_DIR)[0]
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         member = tar.extractfile("./out.txt")
         text = member.read().decode("utf-8", "replace") if member else ""

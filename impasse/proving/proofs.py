@@ -86,7 +86,7 @@ def prove(api: docker.DockerClient, card: Card, task: Task, seed: int = 0) -> Pr
         executor = Executor(env.box, make_injector(condition, env.box, seed))
         observations = natural_repair(executor, task, card)
         proof.onset = first_onset(card, condition, observations)
-        worktree = capture_worktree(env.box, env.workspace_owner())
+        worktree = capture_worktree(env.box, env.workspace_owner())[0]
         committed = committed_fix(env.box, env.base, task.test_paths)
         for command in condition.workaround_commands():
             env.box.exec(command, timeout=30)
@@ -112,7 +112,7 @@ def prove_control(api: docker.DockerClient, task: Task) -> ControlProof:
     staged = stage(api, condition)
     with open_environment(api, staged, labels) as env:
         observations = natural_repair(Executor(env.box), task, None)
-        worktree = capture_worktree(env.box, env.workspace_owner())
+        worktree = capture_worktree(env.box, env.workspace_owner())[0]
         committed = committed_fix(env.box, env.base, task.test_paths)
     resolved = grade(api, staged, worktree, labels, committed=committed).resolved
     false_onsets = {}

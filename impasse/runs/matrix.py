@@ -26,7 +26,7 @@ from impasse.catalog.generated import SPLITS
 from impasse.catalog.generated_tasks import find_task, generated_tasks, tasks_of_split
 from impasse.catalog.tasks import Task
 from impasse.episode.history import History
-from impasse.infra.sandbox import reap_stale
+from impasse.infra.reaper import reap_stale
 from impasse.models import ModelSpecError
 from impasse.models.config import ModelConfig, config_from_entry, refuse_duplicate_labels
 from impasse.runs.admission import BREAKER_AFTER, Admission

@@ -27,7 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from impasse.infra import images
-from impasse.infra.sandbox import reap_runs, reap_stale
+from impasse.infra.reaper import reap_runs, reap_stale
 from impasse.runs.runner import RunSpec, execute
 from impasse.runs.seam import Admit, Ended, Finished, Planned, no_op_ended, windowed
 

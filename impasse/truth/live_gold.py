@@ -9,7 +9,7 @@ from impasse.analysis.normal_form import NStep, obs_of
 from impasse.episode.records import Observation
 from impasse.episode.stage_protocol import Gold, gold_stage, workspace_key
 from impasse.infra.environment import LiveEnvironment
-from impasse.truth.grading import pytest_command
+from impasse.truth.grading import run_tests
 from impasse.truth.workspace_facts import git_facts
 
 
@@ -35,9 +35,11 @@ class GoldTracker:
 
     def tests_pass(self, key: str) -> bool:
         if key not in self.tests:
-            # The harness's own check: never through the flaky injector, always the task's failing tests.
-            result = self.env.box.exec(pytest_command(self.env.condition.task.fail_to_pass), timeout=600)
-            self.tests[key] = result.exit_code == 0
+            # The harness's own check, by the grader's runner: never through the flaky injector, always
+            # the task's failing tests.
+            task = self.env.condition.task
+            run = run_tests(self.env.box, task.fail_to_pass, task.test_paths)
+            self.tests[key] = set(task.fail_to_pass) <= run.passed and not run.tampering
         return self.tests[key]
 
     def freeze(self) -> dict:

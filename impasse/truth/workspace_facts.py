@@ -52,7 +52,9 @@ class WorkspaceFacts:
     written_outside: list[str]
     untracked: list[str]
     committed: bool | None  # None when the task does not ask for a commit
-    diff: str
+    diff: str  # as an agent's exec would show it: head and tail
+    full_diff: str = ""  # whole, for the tampering scan (never recorded)
+    base_tree: str = ""  # `git ls-tree -r` of the base commit: what the work tree started as
 
 
 def questions(env: LiveEnvironment, base: str, commit: bool) -> dict[str, str]:
@@ -64,6 +66,7 @@ def questions(env: LiveEnvironment, base: str, commit: bool) -> dict[str, str]:
         "written_outside": f"find / \\( {prune} \\) -prune -o -user 1000 -newermt @{env.t0:.3f} -print "
                            f"2>/dev/null | head -{FIND_LIMIT}",
         "untracked": UNTRACKED,
+        "base_tree": f"{GIT} ls-tree -r --full-tree {base}",
     }
     if commit:
         asked["committed"] = committed_command(base, test_paths)
@@ -86,6 +89,8 @@ def read_facts(env: LiveEnvironment, base: str, commit: bool) -> WorkspaceFacts:
         untracked=untracked_of(answers.get("untracked", "")),
         committed=answers.get("committed", "").strip() == "yes" if commit else None,
         diff=agent_sized(answers.get("diff", "")),
+        full_diff=answers.get("diff", ""),
+        base_tree=answers.get("base_tree", ""),
     )
 
 

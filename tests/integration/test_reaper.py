@@ -9,7 +9,8 @@ import docker.errors
 import pytest
 
 from impasse.infra.images import ensure_base
-from impasse.infra.sandbox import reap_runs, reap_stale, remove_container
+from impasse.infra.reaper import reap_runs, reap_stale
+from impasse.infra.sandbox import remove_container
 
 DEAD_PID = "999999999"
 

@@ -48,9 +48,9 @@ def control(api, disk_full):
 def work_trees(api, control):
     """The starting work tree and the gold-fixed one, from a real episode container."""
     with open_environment(api, control, labels_for("episode")) as env:
-        before = capture_worktree(env.box, env.workspace_owner())
+        before = capture_worktree(env.box, env.workspace_owner())[0]
         natural_repair(Executor(env.box), control.condition.task, None)
-        return before, capture_worktree(env.box, env.workspace_owner())
+        return before, capture_worktree(env.box, env.workspace_owner())[0]
 
 
 def test_the_standby_is_fresh_until_the_grading_sets_it_up(api, disk_full, work_trees):
