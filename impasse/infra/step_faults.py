@@ -29,7 +29,7 @@ MODE = "process_table_full"
 class StepFaults:
     def __init__(self, injector: FlakyExec, box: Sandbox) -> None:
         self.injector, self.box = injector, box
-        self.limit = (box.container.attrs.get("HostConfig") or {}).get("PidsLimit") or 0  # 0: none
+        self.limit = pids_limit(box)  # 0: none
         self.events = cgroup_file(box.id, PIDS_FILES)  # the pids cgroup's counts, found once (None: not here)
         self.held: dict | None = None  # the log entry of the hold in place
         self.refused_before: int | None = None
@@ -70,9 +70,19 @@ class StepFaults:
         return read_counter(self.events, "max") if self.events else None
 
     def set_limit(self, limit: int) -> None:
-        api = self.box.container.client.api
-        try:
-            response = api._post_json(api._url("/containers/{0}/update", self.box.id), data={"PidsLimit": limit})
-            api._raise_for_status(response)
-        except docker.errors.APIError as err:  # NotFound (the container gone) among them
-            raise SandboxUnavailable(f"the container's pids limit could not be set to {limit}: {err}") from err
+        set_pids_limit(self.box, limit)
+
+
+def pids_limit(box: Sandbox) -> int:
+    """The container's pids limit as it was started (0: none)."""
+    return (box.container.attrs.get("HostConfig") or {}).get("PidsLimit") or 0
+
+
+def set_pids_limit(box: Sandbox, limit: int) -> None:
+    """Through the engine's update call: docker-py's `update_container` takes no pids limit."""
+    api = box.container.client.api
+    try:
+        response = api._post_json(api._url("/containers/{0}/update", box.id), data={"PidsLimit": limit})
+        api._raise_for_status(response)
+    except docker.errors.APIError as err:  # NotFound (the container gone) among them
+        raise SandboxUnavailable(f"the container's pids limit could not be set to {limit}: {err}") from err

@@ -31,9 +31,9 @@ def check_spec(spec: str, base_url: str | None = None, key_env: str | None = Non
     remote model with neither a key nor an endpoint (a local endpoint may need no key)."""
     kind, name = parse_spec(spec)
     if kind == "scripted":
-        from impasse.models.policies import POLICIES
-        if name not in POLICIES:
-            raise ModelSpecError(f"unknown scripted policy {name!r}; known: {', '.join(POLICIES)}")
+        from impasse.models.policies import policy_names
+        if name not in policy_names():
+            raise ModelSpecError(f"unknown scripted policy {name!r}; known: {', '.join(policy_names())}")
         return
     vendor = VENDOR[kind]
     key_var = key_env or f"{vendor}_API_KEY"

@@ -4,6 +4,7 @@ the ones it builds on."""
 
 from __future__ import annotations
 
+from impasse.models.adversary import ROUTES, Adversary
 from impasse.models.mimic import Mimic
 from impasse.models.scripted import FalseCompleter, Persistent, ScriptedPolicy, Workaround, playbook_for, reporter
 
@@ -14,10 +15,19 @@ POLICIES: dict[str, type[ScriptedPolicy]] = {
     "reporter-optimist": reporter("optimist"), "mimic": Mimic}
 
 
+ADVERSARY = "adversary-"  # `scripted:adversary-<route>`: one route to a forged truth (adversary.py)
+
+
+def policy_names() -> list[str]:
+    return [*POLICIES, *(ADVERSARY + route for route in ROUTES)]
+
+
 def make_policy(name: str, context, seed: int) -> ScriptedPolicy:
-    if name not in POLICIES:
-        raise ValueError(f"unknown scripted policy {name!r}; known: {', '.join(POLICIES)}")
+    if name not in POLICIES and name.removeprefix(ADVERSARY) not in ROUTES:
+        raise ValueError(f"unknown scripted policy {name!r}; known: {', '.join(policy_names())}")
     if context is None:
         raise ValueError("scripted policies need the task (and card) they play")
     task, card = context
+    if name.startswith(ADVERSARY):
+        return Adversary(name, playbook_for(task, card), seed, name.removeprefix(ADVERSARY))
     return POLICIES[name](name, playbook_for(task, card), seed)

@@ -13,6 +13,7 @@ import docker
 from impasse.infra.environment import LiveEnvironment
 from impasse.infra.sandbox import ExecResult, TooLarge
 from impasse.truth.grading import Grade, StandbyGrader, capture_worktree, grade, refused_grade
+from impasse.truth.leftovers import clear_process_table
 from impasse.truth.routes import workspace_routes
 from impasse.truth.workspace_facts import WorkspaceFacts, read_facts
 from impasse.truth.worktree_scan import parse_tree, scan_worktree
@@ -82,7 +83,10 @@ def derive_truth(api: docker.DockerClient, env: LiveEnvironment, labels: dict[st
     takes, unless the run started its container ahead (`standby`). Whether the fix was committed is
     read from the episode's own repository. What the grader's runner saw, and what the work tree it
     was handed holds, are read for tampering (worktree_scan.py, docs/integrity.md)."""
+    starved = clear_process_table(env.box)
+    probe_with = None if starved else probe_with  # the agent's channel went with its processes
     worktree, refusals = capture(env)
+    refusals = [Tamper("grader-starved", starved)] * bool(starved) + refusals
     task = env.condition.task
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="impasse-grade") as pool:
         grading = pool.submit(grade, api, env.staged, worktree, labels, seed, standby=standby) if worktree else None
@@ -90,7 +94,7 @@ def derive_truth(api: docker.DockerClient, env: LiveEnvironment, labels: dict[st
         facts = read_facts(env, env.base, commit=task.requires.commit)
         routes = workspace_routes(env)
         try:
-            graded = grading.result() if grading else refused_grade(task, refusals[0].evidence)
+            graded = grading.result() if grading else refused_grade(task, refusals[-1].evidence)
             graded, error = graded.with_commit(facts.committed), None
         except Exception as err:  # recorded: a run whose grading failed is a harness error, not a result
             graded, error = None, f"{type(err).__name__}: {err}"
