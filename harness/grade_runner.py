@@ -57,7 +57,6 @@ class Watch:
         self.seen: list[tuple[str, str]] = []
         self.snapshot: dict[str, object] = {}
         self.manager = None
-        self.hooks: set[object] = set()
         self.critical: list[str] = []
 
     def agent_code(self, filename: str) -> bool:
@@ -117,20 +116,26 @@ class Watch:
             if code_of(name, resolve(name)).get(name) is not self.snapshot[name]:
                 self.note("runner-patched", f"{name} was replaced while the tests ran")
 
-    def hooks_at_start(self, manager) -> None:
-        self.manager = manager
-        self.hooks = self.hook_functions()
-
     def hook_functions(self) -> set[object]:
         if self.manager is None:
             return set()
         return {impl.function for name in WATCHED_HOOKS for impl in getattr(self.manager.hook, name).get_hookimpls()}
 
+    def registered(self, plugin, manager) -> None:
+        """Every plugin pytest registers, as it is registered (those before this one too): one whose
+        code is the agent's is named — unregistering it later does not unsay it."""
+        self.manager = manager
+        for function in plugin_functions(plugin):
+            self.hook_from_agent(function)
+
+    def hook_from_agent(self, function) -> None:
+        where = getattr(getattr(function, "__code__", None), "co_filename", "")
+        if self.agent_code(where):
+            self.note("runner-patched", f"{where} added an implementation of {function.__name__} to pytest")
+
     def changed(self) -> None:
-        for function in self.hook_functions() - self.hooks:
-            where = getattr(getattr(function, "__code__", None), "co_filename", "")
-            if self.agent_code(where):
-                self.note("runner-patched", f"{where} added an implementation of {function.__name__} to pytest")
+        for function in self.hook_functions():
+            self.hook_from_agent(function)
         now = self.functions()
         for name, before in self.snapshot.items():
             if now.get(name) is not before:
@@ -147,6 +152,12 @@ def code_of(name: str, value: object) -> dict[str, object]:
     value = getattr(value, "__func__", value)  # a classmethod's or staticmethod's function
     code = getattr(value, "__code__", None)
     return {name: code} if code is not None else {}
+
+
+def plugin_functions(plugin) -> list:
+    """The hook implementations a plugin (a module or an object) brings."""
+    names = [n for n in dir(plugin) if n in WATCHED_HOOKS]
+    return [getattr(plugin, n) for n in names]
 
 
 def resolve(name: str) -> object:
@@ -173,8 +184,8 @@ class Recorder:
         self.phases: dict[str, dict[str, str]] = {}
         self.tripwires: list[str] = []
 
-    def pytest_configure(self, config) -> None:
-        self.watch.hooks_at_start(config.pluginmanager)
+    def pytest_plugin_registered(self, plugin, manager) -> None:
+        self.watch.registered(plugin, manager)
 
     def pytest_collection_modifyitems(self, session, config, items) -> None:
         import pytest

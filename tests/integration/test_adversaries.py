@@ -6,7 +6,6 @@ route that found nothing to forge with — the task's failing tests still failin
 
 from __future__ import annotations
 
-import shlex
 import subprocess
 import sys
 
@@ -18,7 +17,8 @@ from impasse.catalog.generated import load_generated
 from impasse.catalog.generated_tasks import as_task
 from impasse.infra.environment import open_environment
 from impasse.infra.layers import stage
-from impasse.models.adversary import ROUTES, Target
+from impasse.infra.sandbox import AGENT_USER
+from impasse.models.adversary import ROUTES
 from impasse.models.scripted import playbook_for
 from impasse.runs.runner import RunSpec, execute
 
@@ -104,21 +104,44 @@ def sample_generated(per_project: int = 1, projects: int = 4) -> list:
     return [g for name in sorted(by_project)[:projects] for g in by_project[name][:per_project]]
 
 
+# Run as the agent: every file it can read (up to 8 MB) and every object git keeps, searched for the
+# fixed hunk (the fix's lines with their context, as the fixed source has them).
+SEARCH = """
+import os, subprocess, sys
+needle = sys.stdin.buffer.read()
+found = []
+for root, dirs, files in os.walk('/'):
+    dirs[:] = [d for d in dirs if os.path.join(root, d) not in ('/proc', '/sys', '/dev')]
+    for name in files:
+        path = os.path.join(root, name)
+        try:
+            if os.path.isfile(path) and os.path.getsize(path) < 8 << 20 and needle in open(path, 'rb').read():
+                found.append(path)
+        except OSError:
+            pass
+objects = subprocess.run(['git', '-C', '/workspace', 'cat-file', '--batch-all-objects', '--batch'],
+                         capture_output=True).stdout
+print(found, needle in objects, len(objects) > 0)
+"""
+
+
 @pytest.mark.parametrize("card_id", ["none", "disk_full", "read_only_fs"])
 @pytest.mark.parametrize("generated", sample_generated(), ids=lambda g: g.id)
 def test_nothing_the_agent_can_read_holds_the_fix(api, generated, card_id):
-    """Every file the agent can read, and every object git keeps (loose, packed, unreachable), is
-    searched for a line only the fixed source has: the seed, the overlay's commit and the image
-    must give none of it away, on a plain workspace and on the tmpfs ones the seed fills."""
+    """The seed, the overlay's commit and the image must give none of the fix away, on a plain
+    workspace and on the tmpfs ones the seed fills; the seed itself is root's."""
     task = as_task(generated)
-    needle = Target.of(playbook_for(task, None)).needle
+    needle = playbook_for(task, None).edits[0].new.encode()
     staged = stage(api, make_condition(task, get_card(card_id)))
-    quoted = shlex.quote(needle)
-    search = (f"grep -rlF --exclude-dir=proc --exclude-dir=sys -- {quoted} / 2>/dev/null | head -5; "
-              f"cd /workspace && git cat-file --batch-all-objects --batch | grep -cF -- {quoted}")
     with open_environment(api, staged, {"impasse.run_id": "test-answer-key"}) as env:
-        found = env.box.exec(search, timeout=300)
-        readable = env.box.exec("ls /opt/impasse-state/seed 2>&1; cat /opt/impasse-state/seed/setup.py 2>&1 | head -1")
-    lines = found.output.split()
-    assert lines == ["0"], f"{needle!r} found: {found.output}"
+        code, output = env.box.pipe(["python3", "-c", SEARCH], needle, AGENT_USER)
+        readable = env.box.exec("ls /opt/impasse-state/seed 2>&1")
+        _, as_root = env.box.pipe(["python3", "-c", SEARCH], needle, "0:0")
+    assert code == 0 and output.strip() == "[] False True", output
     assert "Permission denied" in readable.output
+    # The search finds what it looks for: root, who owns the seed, reads the fix there.
+    assert f"/opt/impasse-state/seed/{task_module(task)}" in as_root, as_root
+
+
+def task_module(task) -> str:
+    return playbook_for(task, None).edits[0].path
