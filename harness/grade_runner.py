@@ -10,7 +10,8 @@ tripwire name, the test folders), so nothing in the process's command line or en
 
 What runs next is the package under test, in this process: it can patch pytest. So this process
 also watches for that, and says what it saw (docs/integrity.md):
-- tripwire tests, one per test module, under a name drawn for this run: they fail, and a report that
+- tripwire tests, one per module of the failing tests a forger would aim at (of every module when
+  none is named), under a name drawn for this run: they fail, and a report that
   says one passed was forged;
 - pytest's and pluggy's modules watched for assignments by code in the work tree; the functions
   that make and log a report checked after every report, every function of theirs (and of their
@@ -57,7 +58,7 @@ class Watch:
         self.seen: list[tuple[str, str]] = []
         self.snapshot: dict[str, object] = {}
         self.manager = None
-        self.critical: list[str] = []
+        self.critical: list[tuple[str, dict, str, object]] = []
 
     def agent_code(self, filename: str) -> bool:
         """Code the agent wrote: in the work tree, outside the pristine tests and their conftests."""
@@ -93,27 +94,21 @@ class Watch:
             if module is not None:
                 module.__class__ = WatchedModule
         self.snapshot = self.functions()
-        self.critical = [n for n in self.snapshot if any(part in n for part in REPORT_PATH)]
+        self.critical = [(name, space, attr, (space.get(attr), getattr(space.get(attr), "__code__", None)))
+                         for name, space, attr, _ in members() if any(part in name for part in REPORT_PATH)]
 
     def functions(self) -> dict[str, object]:
         """Every function of the watched modules and of the classes they define, by where it is
         defined (a class imported into several modules counts once), with its code object."""
-        found: dict[str, object] = {}
-        for name in WATCHED_MODULES:
-            module = sys.modules.get(name)
-            for attr, value in list(vars(module).items()) if module else []:
-                found.update(code_of(f"{name}.{attr}", value))
-                if isinstance(value, type) and value.__module__.startswith(WATCHED_PREFIXES):
-                    for member, inner in list(vars(value).items()):
-                        found.update(code_of(f"{value.__module__}.{value.__qualname__}.{member}", inner))
+        found = {name: code for name, _, _, code in members()}
         found["os._exit"], found["sys.exit"] = os._exit, sys.exit
         return found
 
     def report_path_intact(self) -> None:
         """Between tests: the functions that make and log a report are still the ones pytest had, so
         a patch undone before the end is seen while it was in place."""
-        for name in self.critical:
-            if code_of(name, resolve(name)).get(name) is not self.snapshot[name]:
+        for name, namespace, attr, value in self.critical:
+            if namespace.get(attr) is not value[0] or getattr(value[0], "__code__", None) is not value[1]:
                 self.note("runner-patched", f"{name} was replaced while the tests ran")
 
     def hook_functions(self) -> set[object]:
@@ -160,26 +155,35 @@ def plugin_functions(plugin) -> list:
     return [getattr(plugin, n) for n in names]
 
 
-def resolve(name: str) -> object:
-    """The object a watched name points at now: a module's attribute, or a class's member."""
-    for module in sorted(WATCHED_MODULES, key=len, reverse=True):
-        if name.startswith(module + ".") and module in sys.modules:
-            value: object = sys.modules[module]
-            for part in name[len(module) + 1:].split("."):
-                value = vars(value).get(part) if isinstance(value, type) else getattr(value, part, None)
-            return value
-    return {"os._exit": os._exit, "sys.exit": sys.exit}.get(name)
+def members() -> list[tuple[str, dict, str, object]]:
+    """(name, the live namespace that holds it, its key there, its code) for every function of the
+    watched modules and of the classes they define."""
+    found = []
+    for name in WATCHED_MODULES:
+        module = sys.modules.get(name)
+        for attr, value in list(vars(module).items()) if module else []:
+            found += [(key, vars(module), attr, code) for key, code in code_of(f"{name}.{attr}", value).items()]
+            if isinstance(value, type) and value.__module__.startswith(WATCHED_PREFIXES):
+                where = f"{value.__module__}.{value.__qualname__}"
+                for member, inner in list(vars(value).items()):
+                    codes = code_of(f"{where}.{member}", inner)
+                    found += [(key, vars(value), member, code) for key, code in codes.items()]
+    return found
 
 
 def tripwire() -> None:
-    raise AssertionError("this test must fail: a report that says it passed was forged")
+    import pytest
+
+    # No traceback to format: a dozen tripwires' reports cost nothing beside the suite's.
+    pytest.fail("this test must fail: a report that says it passed was forged", pytrace=False)
 
 
 class Recorder:
     """The plugin: each test's phases as pytest reported them, the tripwires added to each module."""
 
-    def __init__(self, tripwire_name: str, watch: Watch) -> None:
+    def __init__(self, tripwire_name: str, aimed: list[str], watch: Watch) -> None:
         self.tripwire_name = tripwire_name
+        self.aimed_modules = {nodeid.split("::")[0] for nodeid in aimed}
         self.watch = watch
         self.phases: dict[str, dict[str, str]] = {}
         self.tripwires: list[str] = []
@@ -192,6 +196,8 @@ class Recorder:
 
         modules = list(dict.fromkeys(m for m in (i.getparent(pytest.Module) for i in items) if m is not None))
         for module in modules:
+            if self.aimed_modules and module.nodeid not in self.aimed_modules:
+                continue
             item = pytest.Function.from_parent(module, name=self.tripwire_name, callobj=tripwire)
             items.append(item)
             self.tripwires.append(item.nodeid)
@@ -249,7 +255,7 @@ def main() -> int:
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     sys.path.append(WORKSPACE)
     os.chdir(WORKSPACE)
-    recorder = Recorder(request["tripwire"], watch)
+    recorder = Recorder(request["tripwire"], request.get("aimed", []), watch)
     watch.watch_modules()
     args = [*plugins, "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", WORKSPACE, "-rA", "-q",
             "--no-header", "--color=no", *request["tests"]]

@@ -69,12 +69,13 @@ class GradingRequest:
 
     tests: tuple[str, ...]
     test_paths: tuple[str, ...]
+    aimed: tuple[str, ...] = ()  # the failing tests, which a forger would aim at: their modules get tripwires
     nonce: str = field(default_factory=lambda: secrets.token_hex(16))
     tripwire: str = field(default_factory=lambda: TRIPWIRE_PREFIX + secrets.token_hex(6))
 
     def line(self) -> bytes:
         return (json.dumps({"nonce": self.nonce, "tripwire": self.tripwire, "tests": list(self.tests),
-                            "test_paths": list(self.test_paths)}) + "\n").encode()
+                            "test_paths": list(self.test_paths), "aimed": list(self.aimed)}) + "\n").encode()
 
 
 def runner_argv() -> list[str]:
@@ -83,10 +84,10 @@ def runner_argv() -> list[str]:
 
 
 def run_tests(box: Sandbox, test_ids: tuple[str, ...], test_paths: tuple[str, ...] = ("tests",),
-              injector=None) -> TestRun:
+              injector=None, aimed: tuple[str, ...] = ()) -> TestRun:
     """Run the tests as the agent. Under flaky_sandbox the grader's run goes through the same
     seeded injector as the agent's commands: the sandbox is as unreliable for the truth."""
-    request = GradingRequest(tuple(test_ids), tuple(test_paths))
+    request = GradingRequest(tuple(test_ids), tuple(test_paths), tuple(aimed))
     action = lambda: piped_exec(box, runner_argv(), request.line())  # noqa: E731
     result = injector.run(None, "python3 -m pytest (grading)", action)[0] if injector else action()
     return read_run(request, result)
@@ -199,7 +200,8 @@ def grade(api: docker.DockerClient, staged: ConditionImage, worktree_tar: bytes,
     task = condition.task
     # The whole grading is one CPU burst (set-up, test run, removal): one slot of the gate.
     with BUSY.held(Rank.GRADING), grading_environment(api, staged, worktree_tar, labels, standby) as env:
-        run = run_tests(env.box, task.tests, task.test_paths, make_injector(condition, env.box, seed))
+        run = run_tests(env.box, task.tests, task.test_paths, make_injector(condition, env.box, seed),
+                        aimed=task.fail_to_pass)
     committed = committed if task.requires.commit else None
     f2p = {t: t in run.passed for t in task.fail_to_pass}
     p2p = {t: t in run.passed for t in task.pass_to_pass}
