@@ -12,6 +12,7 @@ import typer
 
 from impasse import defaults
 from impasse.cli import annotate as cli_annotate
+from impasse.cli import audit as cli_audit
 from impasse.cli import cards as cli_cards
 from impasse.cli import matrix as cli_matrix
 from impasse.cli import onset as cli_onset
@@ -36,6 +37,7 @@ app.command()(cli_matrix.matrix)
 app.command()(cli_annotate.report)
 app.command()(cli_annotate.agreement)
 app.command()(cli_onset.onset)
+app.command()(cli_audit.audit)
 
 
 @engine_app.command("up")

@@ -225,6 +225,9 @@ TABLE = [
     (["matrix", "--models", "scripted:oracle", "--seeds", "0"], None, 2, "--seeds"),
     (["matrix", "--models", "scripted:oracle", "--workers", "x"], None, 2, "--workers"),
     (["matrix", "--models", "scripted:oracle", "--out", "plain/runs"], PLAIN, 2, "plain/runs"),
+    (["run", "--model", "scripted:adversary-nope", "--condition", "none"], None, 2, "adversary-pytest-shadow"),
+    (["audit", "--route", "nope"], None, 2, "unknown route(s) nope"),
+    (["audit", "--runs", "plain/runs"], PLAIN, 2, "plain/runs"),
     # the rest of the Docker commands, and the command line itself
     (["images", "build", "--task", "nope"], None, 2, "nope"),
     (["gc", "--bogus"], None, 2, "--bogus"),
