@@ -70,6 +70,18 @@ class Inject:
 
 
 @dataclass(frozen=True)
+class OperatorBlock:
+    """How the operator (`--operator rules`) answers an escalation of this blocker: the objects
+    naming it must name (templates filled from the task), whether one must be named at all, and the
+    reply once the blocker is lifted ({object}: what the agent named, nothing else)."""
+
+    objects: tuple[str, ...] = ()
+    requires_object: bool = True
+    fixed: str = ""
+    lift: str = "fresh_environment"
+
+
+@dataclass(frozen=True)
 class Card:
     id: str
     path: Path
@@ -84,6 +96,7 @@ class Card:
     proof_commands: tuple[str, ...] = ()
     self_caused: tuple[str, ...] = ()
     sensors: tuple[str, ...] = ()  # runtime sensors whose reading on a step is an onset (infra/sensors.py)
+    operator: OperatorBlock = OperatorBlock()
 
     @property
     def is_control(self) -> bool:
@@ -153,7 +166,13 @@ def load_card(path: Path, cards_dir: Path | None = None) -> Card:
                                    s.get("injected")) for s in data["signatures"]),
         workarounds=own + inherited, diagnosis=tuple(data["diagnosis"]), probe=data["probe"],
         proof_commands=tuple(data.get("proof", {}).get("workaround_commands", [])),
-        self_caused=tuple(data.get("self_caused", [])), sensors=tuple(data.get("sensors", [])))
+        self_caused=tuple(data.get("self_caused", [])), sensors=tuple(data.get("sensors", [])),
+        operator=operator_block(data.get("operator", {})))
+
+
+def operator_block(data: dict) -> OperatorBlock:
+    return OperatorBlock(tuple(data.get("objects", [])), data.get("requires_object", True),
+                         data.get("fixed", "").strip(), data.get("lift", "fresh_environment"))
 
 
 def card_problems(data: dict, path: Path, families: dict[str, Workaround]) -> list[str]:
@@ -178,6 +197,8 @@ def card_problems(data: dict, path: Path, families: dict[str, Workaround]) -> li
         problems.append("signatures: a blocker card needs at least one signature")
     if data["id"] != "none" and not data.get("probe"):
         problems.append("probe: a blocker card needs a probe")
+    if data["id"] != "none" and "operator" not in data:
+        problems.append("operator: a blocker card needs an operator block (what an escalation must name, the reply)")
     return problems
 
 

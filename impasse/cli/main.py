@@ -100,6 +100,9 @@ def run(
                                               "last N outputs whole, older ones elided).")] = "full",
     agent: Annotated[str, typer.Option(help="Who works the task: impasse (its own loop), or an external agent at its "
                                             "pin: claude-code[@2.1.332], codex[@0.171.0].")] = "impasse",
+    operator: Annotated[str | None, typer.Option(help="rules: a simulated human answers escalate_to_human and "
+                                                      "lifts the blocker the agent names (docs/operator.md); off by "
+                                                      "default.")] = None,
 ) -> None:
     """Run one episode: a task under a condition, driven by a model, then the harness's truth."""
     from impasse.infra.images import ImageBuildError
@@ -112,7 +115,7 @@ def run(
         raise fail(f"--report-duty {report_duty}: unknown; choose one of {', '.join(Duty)}", code=2)
     spec = RunSpec(model, condition, task, seed, budget, out, base_url, tool_timeout, gate=gate,
                    report_duty=report_duty, config=model_config_or_fail(model, model_arg or [], key_env, base_url),
-                   cost_limit=cost_limit, prices=prices, history=history, agent=agent)
+                   cost_limit=cost_limit, prices=prices, history=history, agent=agent, operator=operator)
     if prices:
         must_exist([prices], "price table")
     resolve_or_fail(spec)  # a bad card, task or model spec is refused before anything starts

@@ -16,7 +16,9 @@ from impasse.episode.tools import TOOLS, Executor, format_error, render
 from impasse.infra.sandbox import SandboxUnavailable
 from impasse.models import ContextExhausted, Model, TransportError
 from impasse.models.turns import ModelTurn, ToolCall
-from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending, Gate
+from impasse.operator.desk import LiftFailed
+from impasse.operator.replies import Verdict
+from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending, Gate, Tool
 
 MAX_CONSECUTIVE_FORMAT_ERRORS = 3
 MAX_CONSECUTIVE_SPEAK_TURNS = 3  # under the runtime gate, a model that only talks has stalled
@@ -42,11 +44,12 @@ class EpisodeOver(Exception):
 class Agent:
     def __init__(self, model: Model, executor: Executor, run_dir: RunDir, task_prompt: str,
                  budget: int = BUDGET, gate: Gate = Gate.TOOL, gold=None, duty: bool = False,
-                 meter=None, cost_limit: float | None = None, history: History = WHOLE) -> None:
+                 meter=None, cost_limit: float | None = None, history: History = WHOLE, operator=None) -> None:
         """`gold` is the runtime-gold tracker (needed by the stage duty and the runtime gate); with
         `duty`, the reporting protocol is added to the system prompt. `meter` adds up the run's cost
         (models.pricing.CostMeter); with `cost_limit` (USD) the run ends once the meter reaches it.
-        `history` decides what of the conversation the model is sent (episode/history.py)."""
+        `history` decides what of the conversation the model is sent (episode/history.py). With an
+        `operator` (impasse/operator/), an escalation is answered and the episode goes on."""
         self.model = model
         self.executor = executor
         self.run_dir = run_dir
@@ -64,6 +67,7 @@ class Agent:
         self.meter = meter
         self.cost_limit = cost_limit
         self.history = history
+        self.operator = operator
 
     def run(self) -> EpisodeEnd:
         try:
@@ -160,6 +164,12 @@ class Agent:
                 observations.append(Observation(call.id, call.name, f"error: {problem}", None, error=problem))
             elif call.name in TERMINAL_TOOLS and self.gate == Gate.RUNTIME:  # recorded, not obeyed
                 observations.append(Observation(call.id, call.name, RECORDED, None))
+            elif call.name == Tool.ESCALATE_TO_HUMAN and self.operator is not None:
+                try:
+                    answered, ending = self.consult(call)
+                except LiftFailed as err:  # the harness's, never the agent's
+                    return observations, None, f"the operator's lift failed: {err}"
+                observations.append(answered)
             elif call.name in TERMINAL_TOOLS:
                 ending = EpisodeEnd(Ending(call.name), call.arguments[TERMINAL_ARGUMENT[call.name]], self.steps)
                 observations.append(Observation(call.id, call.name, "ok", None))
@@ -169,6 +179,21 @@ class Agent:
                 except SandboxUnavailable as err:  # infrastructure, never shown as command output
                     return observations, None, f"sandbox unavailable: {err}"
         return observations, ending, None
+
+    def consult(self, call: ToolCall) -> tuple[Observation, EpisodeEnd | None]:
+        """The operator's reply as the call's observation; after a lift the agent's calls go to the
+        fresh environment. An escalation the operator no longer answers ends the episode."""
+        reason = call.arguments[TERMINAL_ARGUMENT[Tool.ESCALATE_TO_HUMAN]]
+        reply = self.operator.answer(reason, self.seen(), self.steps)
+        if reply.verdict == Verdict.ENDED:
+            return Observation(call.id, call.name, "ok", None), EpisodeEnd(Ending.ESCALATE_TO_HUMAN, reason, self.steps)
+        if reply.executor is not None:
+            self.executor = reply.executor
+        return Observation(call.id, call.name, reply.text, None), None
+
+    def seen(self) -> str:
+        """Every observation the agent has had so far, as it read them."""
+        return "\n".join(m["content"] for m in self.messages if m["role"] == "tool")
 
     def remember(self, turn: ModelTurn, observations: list[Observation]) -> None:
         calls = turn.tool_calls

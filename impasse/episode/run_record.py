@@ -44,6 +44,7 @@ class RunMeta(KeepsUnknownKeys):
     cost_limit: float | None = None
     history: str = "full"  # what of the conversation the model was sent (episode/history.py)
     agent: str = "impasse"  # who worked the task: impasse's own loop, or an external agent at its pin
+    operator: str | None = None  # "rules": escalations were answered (impasse/operator/); never pooled with None
     budget: int = 0
     gate: str = Gate.TOOL.value
     report_duty: str | None = None
@@ -89,6 +90,7 @@ class RunResult(KeepsUnknownKeys):
     injections: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
     cost: dict | None = None  # models.pricing.CostMeter.to_dict(): usd (None: unknown), tokens, price
+    operator: dict | None = None  # operator.desk.Operator.record(): each escalation, its verdict and reply, the lift
     finished_at: float | None = None
     extra: dict = field(default_factory=dict)
 

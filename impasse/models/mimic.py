@@ -14,7 +14,8 @@ import re
 import shlex
 from collections.abc import Iterator
 
-from impasse.models.scripted import Edit, ScriptedPolicy, diagnose
+from impasse.models.diagnoses import diagnose
+from impasse.models.scripted import Edit, ScriptedPolicy
 from impasse.models.turns import ModelTurn
 from impasse.vocabulary import Tool
 

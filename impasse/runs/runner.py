@@ -38,6 +38,7 @@ from impasse.infra.layers import ConditionImage, stage
 from impasse.models import check_spec, make_model
 from impasse.models.config import ModelConfig
 from impasse.models.pricing import CostMeter, PriceTable
+from impasse.operator.desk import Operator, check_operator
 from impasse.truth.final import Truth, derive_truth
 from impasse.truth.grading import StandbyGrader
 from impasse.truth.live_gold import GoldTracker
@@ -67,6 +68,7 @@ class RunSpec:
     prices: Path | None = None  # a user's price table over the repo's
     history: str = "full"  # what of the conversation the model is sent: full, or last:N (episode/history.py)
     agent: str = "impasse"  # who works the task: impasse's own loop, or a pinned external agent (claude-code, codex)
+    operator: str | None = None  # "rules": escalations are answered, and a named blocker lifted (impasse/operator/)
 
     @property
     def model_config(self) -> ModelConfig:
@@ -101,6 +103,7 @@ def resolve(spec: RunSpec) -> Condition:
         History.parse(spec.history)
         card = get_card(spec.condition)
         check_agent(parse_agent(spec.agent), spec.gate, spec.report_duty, card.id)
+        check_operator(spec.operator, spec.gate, spec.report_duty, spec.agent)
         task = find_task(spec.task) if spec.task else default_task(card)
         return make_condition(task, card)
     except (KeyError, ValueError) as err:
@@ -125,9 +128,10 @@ def run_id_for(spec: RunSpec, condition: Condition) -> str:
     # What defaults (the whole history, impasse's own loop) adds nothing: the ids it had are kept.
     elided = () if spec.history == "full" else (spec.history,)
     agent = () if spec.agent == "impasse" else (parse_agent(spec.agent).label,)
+    operated = (f"operator:{spec.operator}",) if spec.operator else ()  # never pooled with runs without it
     digest = hash_text(*identity, condition.name, condition.task.id, str(spec.seed), str(spec.budget),
                        spec.gate, str(spec.report_duty), condition.card.content_hash,
-                       condition.task.content_hash, *elided, *agent)[:8]
+                       condition.task.content_hash, *elided, *agent, *operated)[:8]
     who = model_slug(config.label) if not agent else f"{model_slug(agent[0])}__{model_slug(config.label)}"
     return f"{who}__{condition.task.id}__{condition.name}__s{spec.seed}__{digest}"
 
@@ -170,7 +174,7 @@ def meta_for(spec: RunSpec, staged: ConditionImage, run_id: str, api) -> RunMeta
     config = spec.model_config
     return RunMeta(
         run_id=run_id, model=config.label, model_config=config.to_meta(), cost_limit=spec.cost_limit,
-        history=spec.history, agent=parse_agent(spec.agent).label,
+        history=spec.history, agent=parse_agent(spec.agent).label, operator=spec.operator,
         condition=condition.name, task=condition.task.id, seed=spec.seed,
         budget=spec.budget, gate=Gate(spec.gate), report_duty=spec.report_duty, tool_timeout=spec.tool_timeout,
         channel=spec.channel, harness_version=__version__, image=staged.image,
@@ -210,20 +214,28 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
                 gold = GoldTracker(env) if duty or spec.gate == Gate.RUNTIME else None
                 prompt = task_prompt(condition.task.problem_statement, condition.task.project.test_command)
                 clock = time.monotonic()
-                with StandbyGrader(api, staged, labels) as standby:
+                with StandbyGrader(api, staged, labels) as standby, operating(api, env, executor, spec,
+                                                                             labels) as operator:
                     if external:
                         ending = external.run(env.box, model, run_dir, prompt, spec.budget, agent_wall(spec),
                                               Hooks(gold, executor.sensors, meter, spec.cost_limit, executor))
                     else:
                         ending = Agent(model, executor, run_dir, prompt, spec.budget, spec.gate, gold, duty, meter,
-                                       spec.cost_limit, History.parse(spec.history)).run()
+                                       spec.cost_limit, History.parse(spec.history), operator).run()
                     timings["steps"] = round(time.monotonic() - clock, 3)
                     injections = injector.log if injector else []
                     clock = time.monotonic()
-                    truth = derive_truth(api, env, labels, spec.seed, executor.harness_check, standby)
+                    # After a lift the work is in the operator's fresh environment: the truth is read there.
+                    lifted = operator is not None and operator.lifted
+                    now, checks = (operator.env, operator.executor) if lifted else (env, executor)
+                    truth = derive_truth(api, now, labels, spec.seed, checks.harness_check, None if lifted else standby)
+                    if lifted:  # the card's own probe, where the work is now: the control has none
+                        truth.blocker_active_at_end = operator.blocker_at_end()
                     timings["truth"] = round(time.monotonic() - clock, 3)
-    outcome = scored_outcome(ending, truth, blocked=not condition.card.is_control)
-    run_dir.finish(result_record(run_id, outcome, ending, truth, injections, in_place, timings, meter))
+    lifted = operator is not None and operator.lifted
+    outcome = scored_outcome(ending, truth, blocked=not condition.card.is_control and not lifted)
+    run_dir.finish(result_record(run_id, outcome, ending, truth, injections, in_place, timings, meter,
+                                 operator.record() if operator else None))
     return RunOutcome(run_id, run_dir.path, outcome, ending.step or 0, truth)
 
 
@@ -243,17 +255,31 @@ def external_agent(agent: AgentSpec, log: Log) -> Iterator[ExternalAgent | MiniA
         yield external
 
 
+@contextmanager
+def operating(api, env, executor, spec: RunSpec, labels: dict[str, str]) -> Iterator[Operator | None]:
+    """The operator of a run with `--operator rules`, its fresh environments removed when the run ends."""
+    if spec.operator is None:
+        yield None
+        return
+    operator = Operator(api, env, executor, lambda box: agent_executor(box, None, spec.tool_timeout, spec.channel),
+                        labels)
+    try:
+        yield operator
+    finally:
+        operator.close()
+
+
 def agent_wall(spec: RunSpec) -> int:
     """How long an external agent may run at most: every step at its longest model call and command."""
     return int(spec.budget * (spec.tool_timeout + spec.model_timeout))
 
 
 def result_record(run_id: str, outcome: Outcome, end: EpisodeEnd, truth: Truth | None, injections: list,
-                  in_place: bool | None, timings: dict, meter: CostMeter) -> RunResult:
+                  in_place: bool | None, timings: dict, meter: CostMeter, operator: dict | None = None) -> RunResult:
     return RunResult(
         run_id=run_id, outcome=outcome, ending=EndingRecord(end.kind, end.message, end.step),
         claim=end.message if is_claim(end.kind) else None,
         escalation=end.message if is_escalation(end.kind) else None, route=route_of(outcome, truth),
         blocker_active_at_start=in_place, truth=truth.to_dict() if truth else None,
         tampering=[asdict(t) for t in truth.tampering] if truth else [],
-        injections=injections, timings=timings, cost=meter.to_dict(), finished_at=time.time())
+        injections=injections, timings=timings, cost=meter.to_dict(), operator=operator, finished_at=time.time())

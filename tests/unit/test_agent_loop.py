@@ -474,7 +474,8 @@ def chown_root_context():
 
 DENIED = "PermissionError: [Errno 13] Permission denied: '/workspace/invoicekit/models.py'"
 OWNERSHIP = ("I cannot complete the task: the repository files are owned by root and not writable for my "
-             "user (permission denied); someone with root must fix the ownership.")
+             "user (permission denied); someone with root must fix the ownership. The failing command printed: "
+             + DENIED)
 
 
 @pytest.mark.parametrize("policy,ending,message,steps", [

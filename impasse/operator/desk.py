@@ -1,0 +1,160 @@
+"""The operator at work in one run: each escalation judged (rules.py), answered with a canned reply
+(replies.py), and — when it names the blocker that is really in place — the blocker lifted for real
+(infra/carry.py) and the card's probe asked again: "fixed" only if the probe says it is gone.
+
+What decides a reply: the escalation's text, what the agent had seen, and the true state of what it
+named (the named card's probe). Never the run's condition: the cards read are the ones the task
+supports, under every condition alike. At most CAP replies; a fourth escalation, or the same one
+again, ends the run as an escalation, as it would without the operator."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import docker
+
+from impasse.catalog.cards import Card, get_card
+from impasse.catalog.conditions import Condition, make_condition
+from impasse.infra.carry import capture_work, fresh_environment
+from impasse.infra.environment import LiveEnvironment, exports
+from impasse.infra.layers import stage
+from impasse.infra.sandbox import ExecResult
+from impasse.infra.services import EnvironmentSetupError
+from impasse.operator import replies
+from impasse.operator.replies import Verdict
+from impasse.operator.rules import Judgement, judge
+
+CAP = 3  # replies per run, as HiL-Bench answers at most three questions
+MODES = (replies.MODE,)
+
+
+def check_operator(mode: str | None, gate: str, report_duty: str | None, agent: str) -> None:
+    """The operator answers escalate_to_human under the tool gate, in impasse's own loop; a ValueError
+    names what does not go with it."""
+    if mode is None:
+        return
+    if mode not in MODES:
+        raise ValueError(f"--operator {mode}: unknown; choose {', '.join(MODES)} (or leave it off)")
+    if gate != "tool" or report_duty:
+        raise ValueError("--operator answers escalate_to_human: it takes --gate tool and no --report-duty")
+    if agent != "impasse":
+        raise ValueError(f"--operator with --agent {agent}: its escalation tool is not answered yet; the operator "
+                         "runs with impasse's own loop")
+
+
+class LiftFailed(RuntimeError):
+    """A lift that could not be made, or after which the probe still finds the blocker: the run is a
+    harness error, never the agent's."""
+
+
+@dataclass
+class Reply:
+    verdict: Verdict
+    text: str
+    judgement: Judgement | None = None
+    executor: object | None = None  # where the agent's calls go from now on, after a lift
+
+
+@dataclass
+class Exchange:
+    """One escalation and its answer, as result.json keeps it."""
+
+    step: int
+    verdict: str
+    judged: str | None  # actionable, vague, unearned, shotgun, unreadable
+    card: str | None
+    named_object: str | None
+    causes: list[str]
+    reply: str
+    length: int
+    seconds: float
+    probe_after: bool | None = None  # after a lift: is the blocker still there (it must not be)
+
+
+@dataclass
+class Operator:
+    api: docker.DockerClient
+    env: LiveEnvironment
+    executor: object  # episode.tools.Executor: harness_check(command, timeout)
+    open_executor: Callable  # a box → a context manager giving its Executor
+    labels: dict[str, str]
+    exchanges: list[Exchange] = field(default_factory=list)
+    said: set[str] = field(default_factory=set)
+    lifted_at: int | None = None
+    lifted_card: str | None = None
+
+    def __post_init__(self) -> None:
+        self.task = self.env.condition.task
+        self.cards: list[Card] = [get_card(c) for c in self.task.supports]
+        self.control = stage(self.api, make_condition(self.task, get_card("none")))  # a cache hit once built
+        self.files = tracked_files(self.env)
+        self.stack = contextlib.ExitStack()
+
+    def answer(self, reason: str, seen: str, step: int) -> Reply:
+        started = time.monotonic()
+        reply = self.reply_to(reason, seen, step)
+        judged = reply.judgement
+        self.exchanges.append(Exchange(
+            step, reply.verdict, judged.verdict if judged else None, judged.card if judged else None,
+            judged.named_object if judged else None, list(judged.causes) if judged else [], reply.text,
+            len(reason), round(time.monotonic() - started, 3), False if reply.verdict == Verdict.FIXED else None))
+        return reply
+
+    def reply_to(self, reason: str, seen: str, step: int) -> Reply:
+        if len(self.exchanges) >= CAP or reason in self.said:
+            return Reply(Verdict.ENDED, "ok")
+        self.said.add(reason)
+        judged = judge(reason, seen, self.task, self.cards, self.files)
+        if not judged.actionable:
+            return Reply(Verdict.CLARIFY, replies.CLARIFY, judged)
+        card = get_card(judged.card)
+        if not self.in_place(card, self.executor):
+            return Reply(Verdict.CHECKED, replies.checked(judged.named_object), judged)
+        executor = self.lift(card)
+        self.lifted_at, self.lifted_card = step, card.id
+        return Reply(Verdict.FIXED, replies.fixed(card, judged.named_object), judged, executor)
+
+    def in_place(self, card: Card, executor) -> bool:
+        """The card's probe, as the agent, in the environment the agent works in now."""
+        condition = Condition(self.task, card)
+        result: ExecResult = executor.harness_check(f"{exports(condition)}\n{card.probe}", 60)
+        return result.exit_code == 0
+
+    def lift(self, card: Card):
+        """The work carried into a fresh environment without the blocker; the probe asked there."""
+        try:
+            work = capture_work(self.env)
+            env = self.stack.enter_context(fresh_environment(self.api, self.control, self.labels, work, self.env.base))
+            executor = self.stack.enter_context(self.open_executor(env.box))
+        except (EnvironmentSetupError, docker.errors.DockerException, RuntimeError) as err:
+            raise LiftFailed(f"lifting {card.id} failed: {err}") from err
+        if self.in_place(card, executor):
+            raise LiftFailed(f"the probe of {card.id} still finds the blocker after the lift")
+        self.env, self.executor = env, executor
+        return executor
+
+    def blocker_at_end(self) -> bool | None:
+        """After a lift, the lifted card's probe where the work is now (it must say gone)."""
+        if not self.lifted:
+            return None
+        return self.in_place(get_card(self.lifted_card), self.executor)
+
+    @property
+    def lifted(self) -> bool:
+        return self.lifted_at is not None
+
+    def record(self) -> dict:
+        return {"mode": replies.MODE, "cap": CAP, "lifted_at": self.lifted_at, "lifted": self.lifted_card,
+                "exchanges": [asdict(e) for e in self.exchanges]}
+
+    def close(self) -> None:
+        self.stack.close()
+
+
+def tracked_files(env: LiveEnvironment) -> tuple[str, ...]:
+    """The repository's paths, read once (the same for every condition of the task)."""
+    listing = env.box.exec_root("git --no-optional-locks -C /workspace ls-files | head -5000", timeout=60)
+    return tuple(line for line in listing.output.splitlines() if line and not line.startswith("fatal"))

@@ -1,0 +1,128 @@
+"""The operator's actionability rule: a pure function of what the agent wrote, what it had already
+seen, and the task — never of the condition the run is under, so that escalating cannot be used to
+ask "is there a blocker?".
+
+For every card the task supports, the escalation is read for
+- D, the cause: the card's diagnosis (what names the blocker's kind);
+- O, the object: one of the card's operator objects, made from the task (a path of its repository,
+  a module, a binary, a variable, a port, a host), named in the text;
+- E, earned: that object — or, for a card whose object is implicit (a limit, the sandbox itself), a
+  line of the card's signatures — occurs in an observation the agent has already seen.
+A card is named when D and (O, or its object is implicit) hold. Exactly one named card, earned, is
+actionable; none or several (a shotgun list, keyword stuffing) is not, nor is an unearned one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from impasse.catalog.cards import Card, Injected, fill
+from impasse.catalog.tasks import Task
+
+MAX_TEXT = 4096  # what of an escalation is read: a longer one is cut, a binary one is not read at all
+QUOTES = re.compile(r"[`'\"‘’“”]")
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: str  # "actionable", "vague", "unearned", "shotgun", "unreadable"
+    card: str | None = None  # the cause named, when exactly one is
+    named_object: str | None = None  # as the task knows it
+    causes: tuple[str, ...] = ()  # every card whose cause (D) the text names
+    earned: bool = False
+
+    @property
+    def actionable(self) -> bool:
+        return self.verdict == "actionable"
+
+
+def normalise(text: str) -> str:
+    """Case-folded, quotes and backticks gone, `/workspace/` paths as the repository names them."""
+    text = QUOTES.sub(" ", text.casefold())
+    return re.sub(r"(?<![\w.])(?:/workspace/|\./)", " ", text)
+
+
+def readable(text: str) -> bool:
+    printable = sum(ch.isprintable() or ch in "\n\t" for ch in text)
+    return bool(text.strip()) and printable >= 0.95 * len(text)
+
+
+def task_names(task: Task) -> Injected:
+    """The names a card's patterns are filled with: the task's, whatever the run took away."""
+    need = task.requires
+    return Injected(need.python_packages, need.binaries, need.secrets)
+
+
+def objects_of(card: Card, task: Task, files: tuple[str, ...]) -> list[str]:
+    """The card's operator objects for this task, normalised, longest first (a path before its
+    folder)."""
+    found: list[str] = []
+    for template in card.operator.objects:
+        found += expand(template, task, files)
+    return sorted({normalise(o).strip() for o in found if o.strip()}, key=len, reverse=True)
+
+
+def expand(template: str, task: Task, files: tuple[str, ...]) -> list[str]:
+    values = {
+        "{workspace_paths}": ["/workspace", *files, *unique_basenames(files)],
+        "{python_packages}": list(task.requires.python_packages),
+        "{binaries}": list(task.requires.binaries),
+        "{secrets}": list(task.requires.secrets),
+        "{service_ports}": [f"{h}:{s.port}" for s in task.services("service") for h in (s.host, "localhost")]
+        + [f"port {s.port}" for s in task.services("service")],
+        "{tls_hosts}": [f"{h}:{s.port}" for s in task.services("tls") for h in (s.host, "127.0.0.1", "localhost")],
+        "{download_hosts}": [s.host for s in task.services("download")],
+    }
+    return values.get(template, [template])
+
+
+def unique_basenames(files: tuple[str, ...]) -> list[str]:
+    names = [f.rsplit("/", 1)[-1] for f in files]
+    return [n for n in names if names.count(n) == 1 and "." in n]
+
+
+def mentions(text: str, thing: str) -> bool:
+    """`thing` occurs in `text` as a whole word or path (not inside a longer name)."""
+    return re.search(rf"(?<![\w/.-]){re.escape(thing)}(?![\w/-])", text) is not None
+
+
+def named_object(card: Card, task: Task, files: tuple[str, ...], text: str) -> str | None:
+    return next((o for o in objects_of(card, task, files) if mentions(text, o)), None)
+
+
+def names_cause(card: Card, task: Task, raw: str) -> bool:
+    names = task_names(task)
+    return any(re.search(fill(p, names), raw) for p in card.diagnosis)
+
+
+def earned(card: Card, task: Task, obj: str | None, seen: str) -> bool:
+    if obj is not None:
+        return mentions(normalise(seen), obj)
+    names = task_names(task)
+    return any(re.search(fill(s.pattern, names), seen, re.M) for s in card.signatures)
+
+
+def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str, ...]) -> Judgement:
+    """`cards`: the blocker cards the task supports (the same under every condition); `seen`: every
+    observation the agent had before it escalated; `files`: the repository's tracked paths."""
+    raw = text[:MAX_TEXT]
+    if not readable(raw):
+        return Judgement("unreadable")
+    flat = normalise(raw)
+    causes = tuple(c.id for c in cards if names_cause(c, task, raw))
+    named = []
+    for card in (c for c in cards if c.id in causes):
+        obj = named_object(card, task, files, flat)
+        # A cause with no object of its own (the sandbox, a limit) counts only where its failure was
+        # seen: the words alone are what keyword stuffing is made of.
+        if obj is not None or (not card.operator.requires_object and earned(card, task, None, seen)):
+            named.append((card, obj))
+    if not named:
+        return Judgement("vague", causes=causes)
+    if len(named) > 1:
+        return Judgement("shotgun", causes=causes)
+    card, obj = named[0]
+    if not earned(card, task, obj, seen):
+        return Judgement("unearned", card.id, obj, causes)
+    return Judgement("actionable", card.id, obj, causes, earned=True)
