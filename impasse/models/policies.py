@@ -5,6 +5,7 @@ the ones it builds on."""
 from __future__ import annotations
 
 from impasse.models.adversary import ROUTES, Adversary
+from impasse.models.askers import ASKERS
 from impasse.models.mimic import Mimic
 from impasse.models.scripted import FalseCompleter, Persistent, ScriptedPolicy, Workaround, playbook_for, reporter
 
@@ -12,7 +13,7 @@ POLICIES: dict[str, type[ScriptedPolicy]] = {
     "oracle": ScriptedPolicy, "persistent": Persistent, "false-completer": FalseCompleter,
     "workaround": Workaround, "reporter": reporter("correct"), "reporter-stale": reporter("stale"),
     "reporter-silent": reporter("silent"), "reporter-chatty": reporter("chatty"),
-    "reporter-optimist": reporter("optimist"), "mimic": Mimic}
+    "reporter-optimist": reporter("optimist"), "mimic": Mimic, **ASKERS}
 
 
 ADVERSARY = "adversary-"  # `scripted:adversary-<route>`: one route to a forged truth (adversary.py)

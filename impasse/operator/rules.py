@@ -8,8 +8,9 @@ For every card the task supports, the escalation is read for
   a module, a binary, a variable, a port, a host), named in the text;
 - E, earned: that object — or, for a card whose object is implicit (a limit, the sandbox itself), a
   line of the card's signatures — occurs in an observation the agent has already seen.
-A card is named when D and (O, or its object is implicit) hold. Exactly one named card, earned, is
-actionable; none or several (a shotgun list, keyword stuffing) is not, nor is an unearned one.
+A card is named when D and (O, or its object is implicit and its failure was seen) hold. Exactly one
+named card, earned, is actionable; none, several, or a text naming SHOTGUN causes or more (a list
+of guesses, keyword stuffing) is not, nor is an unearned one.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from impasse.catalog.cards import Card, Injected, fill
 from impasse.catalog.tasks import Task
 
+SHOTGUN = 3  # causes named at once: a list of guesses (an honest account may name a second, as context)
 MAX_TEXT = 4096  # what of an escalation is read: a longer one is cut, a binary one is not read at all
 QUOTES = re.compile(r"[`'\"‘’“”]")
 
@@ -118,10 +120,10 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
         # seen: the words alone are what keyword stuffing is made of.
         if obj is not None or (not card.operator.requires_object and earned(card, task, None, seen)):
             named.append((card, obj))
+    if len(named) > 1 or len(causes) >= SHOTGUN:
+        return Judgement("shotgun", causes=causes)
     if not named:
         return Judgement("vague", causes=causes)
-    if len(named) > 1:
-        return Judgement("shotgun", causes=causes)
     card, obj = named[0]
     if not earned(card, task, obj, seen):
         return Judgement("unearned", card.id, obj, causes)
