@@ -48,6 +48,8 @@ def matrix(
     agents: Annotated[str | None, typer.Option(help="Comma-separated agents, each × every model: impasse (the "
                                                     "default), claude-code, codex (at their pins, or @VERSION).")] =
         None,
+    operator: Annotated[str | None, typer.Option(help="rules: escalations answered and a named blocker lifted "
+                                                      "(docs/operator.md); off by default.")] = None,
 ) -> None:
     """Run models × conditions × tasks × seeds; finished runs are skipped, cut-short runs redone."""
     from impasse.runs.executors import EXECUTORS
@@ -79,6 +81,7 @@ def matrix(
         spec.prices = prices or spec.prices
         spec.history = history_or_refuse(history) if history else spec.history
         spec.agents = split(agents) if agents else spec.agents
+        spec.operator = operator or spec.operator
     except MatrixError as err:
         raise fail(str(err), code=2) from None
     if spec.prices:

@@ -25,7 +25,7 @@ from impasse.infra.sandbox import ExecResult
 from impasse.infra.services import EnvironmentSetupError
 from impasse.operator import replies
 from impasse.operator.replies import Verdict
-from impasse.operator.rules import Judgement, judge
+from impasse.operator.rules import MAX_TEXT, Judgement, judge
 
 CAP = 3  # replies per run, as HiL-Bench answers at most three questions
 MODES = (replies.MODE,)
@@ -63,6 +63,7 @@ class Exchange:
     """One escalation and its answer, as result.json keeps it."""
 
     step: int
+    text: str  # the escalation as the rule read it (its first MAX_TEXT characters)
     verdict: str
     judged: str | None  # actionable, vague, unearned, shotgun, unreadable
     card: str | None
@@ -98,7 +99,7 @@ class Operator:
         reply = self.reply_to(reason, seen, step)
         judged = reply.judgement
         self.exchanges.append(Exchange(
-            step, reply.verdict, judged.verdict if judged else None, judged.card if judged else None,
+            step, reason[:MAX_TEXT], reply.verdict, judged.verdict if judged else None, judged.card if judged else None,
             judged.named_object if judged else None, list(judged.causes) if judged else [], reply.text,
             len(reason), round(time.monotonic() - started, 3), False if reply.verdict == Verdict.FIXED else None))
         return reply

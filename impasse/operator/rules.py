@@ -99,8 +99,8 @@ def names_cause(card: Card, task: Task, raw: str) -> bool:
 
 
 def earned(card: Card, task: Task, obj: str | None, seen: str) -> bool:
-    if obj is not None:
-        return mentions(normalise(seen), obj)
+    if obj is not None:  # as a word, or the end of a longer path the output printed
+        return re.search(rf"(?<![\w.-]){re.escape(obj)}(?![\w-])", normalise(seen)) is not None
     names = task_names(task)
     return any(re.search(fill(s.pattern, names), seen, re.M) for s in card.signatures)
 

@@ -29,6 +29,7 @@ from impasse.episode.history import History
 from impasse.infra.reaper import reap_stale
 from impasse.models import ModelSpecError
 from impasse.models.config import ModelConfig, config_from_entry, refuse_duplicate_labels
+from impasse.operator.desk import MODES, check_operator
 from impasse.runs.admission import BREAKER_AFTER, Admission
 from impasse.runs.executors import EXECUTORS, make_executor
 from impasse.runs.runner import RunSpec, run_id_for
@@ -65,6 +66,7 @@ class MatrixSpec:
     prices: Path | None = None  # a user's price table over the repo's
     history: str = "full"  # what of the conversation the model is sent (episode/history.py)
     agents: list[str] = field(default_factory=lambda: ["impasse"])  # who works the tasks: agents × models
+    operator: str | None = None  # "rules": escalations answered, a named blocker lifted (impasse/operator/)
 
     def __post_init__(self) -> None:
         self.models = [m if isinstance(m, ModelConfig) else ModelConfig(m) for m in self.models]
@@ -74,7 +76,7 @@ class MatrixSpec:
         return RunSpec(model.spec, condition, task, seed, self.budget, self.out, self.base_url,
                        self.tool_timeout, self.model_timeout, self.gate, self.report_duty, self.channel,
                        config=model, cost_limit=self.cost_limit, prices=self.prices, history=self.history,
-                       agent=agent)
+                       agent=agent, operator=self.operator)
 
 
 @dataclass
@@ -126,6 +128,12 @@ def dollars(value) -> float:
     return float(value)
 
 
+def operator_mode(value) -> str:
+    if value not in MODES:
+        raise ValueError(value)
+    return value
+
+
 def history_policy(value) -> str:
     return History.parse(value).label
 
@@ -143,12 +151,13 @@ def models_of(value, path: Path) -> list[ModelConfig]:
 
 
 FILE_KEYS = tuple(f.name for f in fields(MatrixSpec))
-NULLABLE = ("report_duty", "base_url", "cost_limit", "spend_cap", "prices")
+NULLABLE = ("report_duty", "base_url", "cost_limit", "spend_cap", "prices", "operator")
 CONVERT = {"conditions": split, "tasks": split, "seeds": positive, "workers": positive,
            "budget": positive, "tool_timeout": positive, "model_timeout": float, "out": Path, "gate": Gate,
            "report_duty": Duty, "channel": strict_bool, "base_url": str,
            "executor": executor_name, "split": split_name, "cost_limit": dollars, "spend_cap": dollars,
-           "breaker": positive, "prices": Path, "history": history_policy, "agents": split}
+           "breaker": positive, "prices": Path, "history": history_policy, "agents": split,
+           "operator": operator_mode}
 
 
 def load_matrix_file(path: Path) -> MatrixSpec:
@@ -199,7 +208,8 @@ def agents_of(matrix: MatrixSpec) -> list[AgentSpec]:
         agents = [parse_agent(agent) for agent in matrix.agents]
         for agent in agents:
             check_agent(agent, matrix.gate, matrix.report_duty)
-    except AgentSpecError as err:
+            check_operator(matrix.operator, matrix.gate, matrix.report_duty, agent.label)
+    except (AgentSpecError, ValueError) as err:
         raise MatrixError(str(err)) from None
     return agents
 

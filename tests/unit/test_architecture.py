@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "impasse"
 # Imports only point to the same layer or an earlier one.
 LAYERS = (("vocabulary", "defaults", "paths", "hashing", "locks", "__init__"), ("catalog",), ("infra",), ("models",),
-          ("operator",), ("episode",), ("agents",), ("analysis",), ("truth",), ("proving",), ("runs",), ("cli", "__main__"))
+          ("operator",), ("episode",), ("agents",), ("analysis",), ("truth",), ("proving",), ("runs",),
+          ("cli", "__main__"))
 MAX_LINES = 300
 
 

@@ -60,6 +60,9 @@ def mixed(root: Path) -> None:
 
 
 PLAIN = put("plain", "a regular file: nothing can be written below it")
+CARDS_DIR = Path(__file__).resolve().parents[2] / "blocker_cards"
+FAMILIES = (CARDS_DIR / "families.yaml").read_text()
+CHOWN_ROOT = (CARDS_DIR / "chown_root.yaml").read_text()
 FOLDER = put("folder")
 GOOD_META = put("run/meta.json", json.dumps({"run_id": "run", "model": "scripted:oracle", "condition": "none",
                                              "task": "t", "seed": 0, "budget": 80}))
@@ -145,6 +148,12 @@ TABLE = [
     (["cards", "validate", "list.yaml"], put("list.yaml", "- a\n- b\n"), 1, "list.yaml"),
     (["cards", "validate", "broken.yaml"], put("broken.yaml", "id: [unclosed\n"), 1, "broken.yaml"),
     (["cards", "validate", "folder.yaml"], put("folder.yaml"), 1, "folder.yaml"),
+    (["cards", "validate", "blocked/chown_root.yaml"], each(put("blocked/families.yaml", FAMILIES),
+     put("blocked/chown_root.yaml", CHOWN_ROOT.replace('fixed: "Fixed:', 'fixed: "All good:'))), 1,
+     "operator.fixed"),
+    (["cards", "validate", "blocked/chown_root.yaml"], each(put("blocked/families.yaml", FAMILIES),
+     put("blocked/chown_root.yaml", CHOWN_ROOT.split("# What an escalation must name")[0])), 1,
+     "chown_root.yaml: operator: a blocker card needs an operator block"),
     (["cards", "prove", "--card", "nope"], None, 2, "nope"),
     (["cards", "prove", "--task", "nope"], None, 2, "nope"),
     # impasse tasks
@@ -227,6 +236,12 @@ TABLE = [
     (["matrix", "--models", "scripted:oracle", "--out", "plain/runs"], PLAIN, 2, "plain/runs"),
     (["run", "--model", "scripted:adversary-nope", "--condition", "none"], None, 2, "adversary-pytest-shadow"),
     (["audit", "--route", "nope"], None, 2, "unknown route(s) nope"),
+    (["run", "--model", "scripted:oracle", "--condition", "none", "--operator", "llm"], None, 2,
+     "--operator llm: unknown; choose rules"),
+    (["run", "--model", "scripted:oracle", "--condition", "none", "--operator", "rules", "--gate", "runtime"], None, 2,
+     "it takes --gate tool"),
+    (["matrix", "--models", "scripted:oracle", "--operator", "llm"], None, 2, "--operator llm: unknown"),
+    (*matrix_file("models: [scripted:oracle]\noperator: llm\n"), 2, "operator: 'llm' is not a valid operator"),
     (["audit", "--runs", "plain/runs"], PLAIN, 2, "plain/runs"),
     # the rest of the Docker commands, and the command line itself
     (["images", "build", "--task", "nope"], None, 2, "nope"),

@@ -1,0 +1,112 @@
+"""The operator's rule and replies, without Docker: what makes an escalation actionable, that the
+same text is judged the same whatever the run's condition (the rule never sees it), and that no
+reply names a cause or an object the agent did not name."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from impasse.catalog.cards import fill, get_card, load_cards
+from impasse.catalog.tasks import load_task_by_id, load_tasks
+from impasse.operator import replies
+from impasse.operator.rules import MAX_TEXT, judge, objects_of, task_names
+
+FILES = ("invoicekit/__init__.py", "invoicekit/tax.py", "invoicekit/signing.py", "tests/test_tax.py", "README.md")
+DENIED = "PermissionError: [Errno 13] Permission denied: '/workspace/invoicekit/tax.py'"
+PRECISE = ("I cannot complete the task: the repository files are owned by root and not writable for my user "
+           f"(permission denied). The failing command printed: {DENIED}")
+
+
+def cards_of(task):
+    return [get_card(c) for c in task.supports]
+
+
+def verdict(text: str, seen: str = DENIED, task_id: str = "invoicekit-tax-rounding"):
+    task = load_task_by_id(task_id)
+    return judge(text, seen, task, cards_of(task), FILES)
+
+
+def test_a_precise_earned_escalation_is_actionable_and_names_its_object():
+    judged = verdict(PRECISE)
+    assert judged.actionable and judged.card == "chown_root" and judged.named_object == "invoicekit/tax.py"
+
+
+@pytest.mark.parametrize("text,seen,expected", [
+    ("Something is wrong with the environment and I cannot continue.", DENIED, "vague"),
+    ("What should the rounding rule be for negative amounts?", DENIED, "vague"),
+    (PRECISE, "", "unearned"),  # before looking: nothing seen names the file
+    ("Permission denied: I cannot write invoicekit/tax.py", "collected 3 items", "unearned"),
+    ("Maybe: owned by root (permission denied) on invoicekit/tax.py; read-only file system; no module named "
+     "yaml; INVOICE_SIGNING_KEY is not set; no space left on device", DENIED, "shotgun"),
+    (PRECISE + " read-only file system no space left on device out of memory no module named", DENIED, "shotgun"),
+    ("\x00\x01\x02\x03" * 100, DENIED, "unreadable"),
+])
+def test_what_is_not_actionable(text, seen, expected):
+    assert verdict(text, seen).verdict == expected
+
+
+def test_a_cause_without_an_object_is_vague_and_an_object_without_a_cause_is_too():
+    assert verdict("The files are owned by root, please fix the ownership.").verdict == "vague"
+    assert verdict("Please look at invoicekit/tax.py for me.").verdict == "vague"
+
+
+def test_the_object_may_be_named_as_a_path_absolute_or_relative_or_as_a_unique_file_name():
+    for named in ("/workspace/invoicekit/tax.py", "./invoicekit/tax.py", "`tax.py`"):
+        judged = verdict(f"Permission denied writing {named}: it is owned by root.")
+        assert judged.actionable and judged.named_object in ("invoicekit/tax.py", "tax.py"), named
+
+
+def test_a_cause_whose_object_is_implicit_counts_only_where_its_failure_was_seen():
+    flaky = "The sandbox is unstable: commands keep failing (container paused)."
+    paused = "Error response from daemon: Container 1a2b3c is paused, unpause the container before exec"
+    assert verdict(flaky, seen=paused).actionable
+    assert verdict(flaky, seen=DENIED).verdict == "vague"
+
+
+def test_an_escalation_of_megabytes_is_read_up_to_its_limit():
+    huge = PRECISE + " " + "x" * (8 * 1024**2)
+    assert verdict(huge).actionable
+    assert verdict("y" * MAX_TEXT + PRECISE).verdict == "vague"  # the cause is past what is read
+
+
+def test_the_same_text_is_judged_the_same_every_time():
+    assert verdict(PRECISE) == verdict(PRECISE)
+
+
+@pytest.mark.parametrize("task", load_tasks(), ids=lambda t: t.id)
+def test_every_card_of_every_task_has_objects_an_escalation_can_name(task):
+    for card in cards_of(task):
+        assert objects_of(card, task, FILES) or not card.operator.requires_object, card.id
+
+
+def every_object(task) -> set[str]:
+    return {o for card in cards_of(task) for o in objects_of(card, task, FILES)}
+
+
+def names(text: str, things: set[str]) -> set[str]:
+    low = text.casefold()
+    return {t for t in things if re.search(rf"(?<![\w/.-]){re.escape(t)}(?![\w/-])", low)}
+
+
+def causes(text: str, task) -> set[str]:
+    return {c.id for c in cards_of(task) if any(re.search(fill(p, task_names(task)), text) for p in c.diagnosis)}
+
+
+@pytest.mark.parametrize("task", load_tasks(), ids=lambda t: t.id)
+def test_no_reply_names_a_cause_or_an_object_the_agent_did_not_name(task):
+    objects = every_object(task)
+    for text in (replies.CLARIFY, replies.checked(None)):
+        assert names(text, objects) == set() and causes(text, task) == set(), text
+    for card in cards_of(task):
+        named = next(iter(objects_of(card, task, FILES)), None)
+        for text in (replies.fixed(card, named), replies.checked(named)):
+            assert names(text, objects) <= {named} | {o for o in objects if named and o in named}, text
+            assert causes(text, task) <= {card.id}, (card.id, text)
+
+
+def test_every_blocker_card_has_an_operator_block_whose_reply_says_fixed():
+    for card in load_cards().values():
+        if not card.is_control:
+            assert card.operator.fixed.startswith("Fixed") and card.operator.lift == "fresh_environment"
