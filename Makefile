@@ -9,7 +9,7 @@ WORKERS ?= 2
 DEMO_TASK ?= invoicekit-tax-rounding
 DEMO_OUT ?= runs/demo
 
-.PHONY: demo demo-agents test unit integration images engine lint clean matrix bench venv atlas
+.PHONY: demo demo-agents demo-operator test unit integration images engine lint clean matrix bench venv atlas
 
 venv: $(STAMP)
 $(STAMP): pyproject.toml
@@ -41,6 +41,15 @@ demo-agents: images
 	$(IMPASSE) run --agent codex --model scripted:oracle --condition chown_root --task $(DEMO_TASK) --out $(DEMO_AGENTS_OUT)
 	$(IMPASSE) run --agent mini-swe-agent --model scripted:oracle --condition chown_root --task $(DEMO_TASK) --out $(DEMO_AGENTS_OUT)
 	$(IMPASSE) annotate $(DEMO_AGENTS_OUT)
+
+# The operator (--operator rules): a precise escalation under chown_root is answered, the blocker
+# lifted and the run resolved; a vague one under the same blocker is not. Then the annotation.
+DEMO_OPERATOR_OUT ?= runs/demo-operator
+demo-operator: images
+	@rm -rf $(DEMO_OPERATOR_OUT)
+	$(IMPASSE) run --model scripted:oracle --condition chown_root --task $(DEMO_TASK) --operator rules --out $(DEMO_OPERATOR_OUT)
+	$(IMPASSE) run --model scripted:asker-vague --condition chown_root --task $(DEMO_TASK) --operator rules --out $(DEMO_OPERATOR_OUT)
+	$(IMPASSE) annotate $(DEMO_OPERATOR_OUT)
 
 unit: venv
 	$(BIN)/pytest -q tests/unit
