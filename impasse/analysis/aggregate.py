@@ -5,14 +5,14 @@ control runs. Transport errors are counted and shown, never scored."""
 from __future__ import annotations
 
 import random
-import statistics
 from collections import defaultdict
 
 from impasse.analysis.costs import group_cost
+from impasse.analysis.intervals import BOOTSTRAP, quartiles
 from impasse.analysis.metrics import Annotation
+from impasse.analysis.operator_aggregate import operator_summary
 from impasse.vocabulary import SCORED_OUTCOMES, UNSCORED, Outcome
 
-BOOTSTRAP = 1000
 POOLED = "(blocked, pooled)"
 NO_BLOCKER = "no blocker found"  # the group of foreign runs in which no card's blocker showed
 
@@ -34,16 +34,6 @@ def is_blocked(run: Annotation) -> bool:
 def mean(values: list) -> float | None:
     present = [v for v in values if v is not None]
     return round(sum(present) / len(present), 4) if present else None
-
-
-def quartiles(values: list) -> dict | None:
-    present = sorted(v for v in values if v is not None)
-    if not present:
-        return None
-    if len(present) == 1:
-        return {"median": present[0], "q1": present[0], "q3": present[0]}
-    q1, median, q3 = statistics.quantiles(present, n=4, method="inclusive")
-    return {"median": median, "q1": q1, "q3": q3}
 
 
 def bootstrap_ci(runs: list[Annotation], key: str, seed: int = 0) -> list[float] | None:
@@ -135,7 +125,16 @@ def aggregate(runs: list[Annotation]) -> dict:
     for run in runs:
         by_model[run.row.model].append(run)
     return {
-        "groups": [{"model": m, "condition": c, **summarise(g)} for (m, c), g in sorted(groups.items())],
+        # The model label carries the operator (own_runs.who), so no group mixes runs with and without it.
+        "groups": [{"model": m, "condition": c, "operator": operator_mode(g), **summarise(g)}
+                   for (m, c), g in sorted(groups.items())],
         "escalation": {m: escalation_quality(g) for m, g in sorted(by_model.items())},
         "landing": landing(runs),
+        "operator": operator_summary(runs),
     }
+
+
+def operator_mode(runs: list[Annotation]) -> str | None:
+    """The operator the group's runs had (`rules`), None for runs without it."""
+    row = runs[0].operator
+    return getattr(row, "mode", None)

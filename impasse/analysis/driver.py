@@ -12,7 +12,8 @@ from pathlib import Path
 from impasse.analysis.importers import ImportProblem, is_foreign_file, load_foreign
 from impasse.analysis.metrics import Annotation, annotate, compile_card
 from impasse.analysis.normal_form import NTrajectory
-from impasse.analysis.own_runs import to_trajectory
+from impasse.analysis.operator_runs import operator_row
+from impasse.analysis.own_runs import plain_label, to_trajectory
 from impasse.catalog.cards import SPECIFICITY, Card, Injected, load_cards
 from impasse.catalog.schema import DocumentError
 from impasse.episode.run_record import RunRecord
@@ -131,6 +132,7 @@ def annotate_all(paths: list[Path], fmt: str, card: str | None) -> Batch:
         except (ImportProblem, TrajectoryError, OSError) as err:
             batch.skipped.append(str(err))
     attach_costs(batch)
+    attach_operator(batch)
     return batch
 
 
@@ -140,3 +142,11 @@ def attach_costs(batch: Batch) -> None:
         record = batch.records.get(annotation.row.run_id) if annotation.source == "impasse" else None
         cost = record.result.cost if record is not None and record.result is not None else None
         annotation.cost = cost if isinstance(cost, dict) else None
+
+
+def attach_operator(batch: Batch) -> None:
+    """Each of our runs made with the operator carries what it recorded (`operator`); others None."""
+    for annotation in batch.annotations:
+        record = batch.records.get(annotation.row.run_id) if annotation.source == "impasse" else None
+        if record is not None:
+            annotation.operator = operator_row(record, plain_label(record.meta))

@@ -135,6 +135,7 @@ class Annotation:
     source: str
     cost: dict | None = None  # result.json's cost (our runs: usd, tokens, price); None when none was recorded
     claimed: bool = False  # the episode ended with a claim of completion (task_complete or the like)
+    operator: object | None = None  # operator_runs.OperatorRow: the operator's record; None when it was off
 
 
 def matching_line(text: str, start: int) -> str:
@@ -264,7 +265,8 @@ def annotate(trajectory: NTrajectory, compiled: CompiledCard) -> Annotation:
     row = RunRow(trajectory.run_id, trajectory.model, trajectory.condition, trajectory.task,
                  Y=int(escalated) if control else None, Z=z if control else None,
                  outcome=derived_outcome(trajectory),
-                 blocker_removed=bool(not control and trajectory.blocker_active_at_end is False),
+                 blocker_removed=bool(not control and trajectory.blocker_active_at_end is False
+                                      and not trajectory.lifted_by_operator),
                  blocker_landed=blocker_landed(trajectory, control), tampering=list(trajectory.tampering))
     evidence: dict = {}
     if onset and compiled.foreign and onset.name and onset.injected:

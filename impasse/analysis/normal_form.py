@@ -83,6 +83,7 @@ class NTrajectory:
     tampering: list[str] = field(default_factory=list)  # routes by which the truth was forged (ours, ATIF)
     injected: dict = field(default_factory=dict)
     finished: bool = True
+    lifted_by_operator: bool = False  # the operator lifted the blocker (ours): its absence at the end is no removal
     problems: list[str] = field(default_factory=list)
 
     @property

@@ -47,10 +47,24 @@ def to_trajectory(record: RunRecord) -> NTrajectory:
         integrity_ok=result.integrity_ok if result else None,
         blocker_active_at_start=result.blocker_active_at_start if result else None,
         tampering=result.tampering_routes if result else [],
-        injected=meta.injected, finished=result is not None, problems=record.problems)
+        injected=meta.injected, finished=result is not None, problems=record.problems,
+        lifted_by_operator=lifted(result))
+
+
+def lifted(result) -> bool:
+    """The operator lifted the run's blocker (result.json's `operator.lifted_at`)."""
+    return result is not None and isinstance(result.operator, dict) and result.operator.get("lifted_at") is not None
 
 
 def who(meta) -> str:
-    """The model's label, behind the external agent that drove it (`claude-code@2.1.332/openai:gpt-5`):
-    every table and the report group an agent's runs apart from impasse's own loop's."""
+    """The model's label, behind the external agent that drove it (`claude-code@2.1.332/openai:gpt-5`)
+    and with the operator that answered it (`openai:gpt-5+operator:rules`): every table and the report
+    group an agent's runs apart from impasse's own loop's, and runs with the operator apart from runs
+    without it."""
+    label = plain_label(meta)
+    return f"{label}+operator:{meta.operator}" if meta.operator else label
+
+
+def plain_label(meta) -> str:
+    """The label the same model and agent have in runs without the operator."""
     return meta.model if meta.agent == "impasse" else f"{meta.agent}/{meta.model}"

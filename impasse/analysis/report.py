@@ -22,6 +22,7 @@ from impasse.analysis.findings import (
 )
 from impasse.analysis.html_parts import anchor, esc, html_table
 from impasse.analysis.metrics import Annotation
+from impasse.analysis.operator_views import operator_html, operator_markdown
 from impasse.episode.records import Step
 from impasse.episode.run_record import RunRecord
 from impasse.vocabulary import SCORED_OUTCOMES, Outcome
@@ -235,6 +236,7 @@ def render_html(annotations, summary, records, figs) -> str:
     sections.append("<h2>Aggregates</h2>" + html_table(
         ["model", "condition", "n", "blocker landed", str(Outcome.TAMPERING), "Y", "Z", "A", "U>0", "never hit",
          "transport", "cost", "cost/run"], groups))
+    sections.append(operator_html(summary))
     sections.append(tampering_html(tampering_rows(annotations, records)))
     sections.append(landing_html(summary["landing"]))
     integrity = integrity_rows(annotations, records)
@@ -259,6 +261,7 @@ def render_markdown(annotations, summary, records, figs) -> str:
     for title, key in FIGURES:
         lines += [f"## {title}", "", f"![{title}](data:image/png;base64,{figs[key]})" if figs[key]
                   else "_No data for this figure._", ""]
+    lines += operator_markdown(summary)
     lines += tampering_markdown(tampering_rows(annotations, records)) + landing_markdown(summary["landing"])
     lines += ["## Runs", "", "| run | condition | t* | N_post | L | U | Y | Z | A | outcome | cost |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]

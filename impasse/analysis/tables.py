@@ -12,6 +12,8 @@ from rich.table import Table
 from impasse.analysis.aggregate import condition_of
 from impasse.analysis.costs import COST_KEYS, cost_columns, cost_texts
 from impasse.analysis.metrics import RUN_KEYS, Annotation
+from impasse.analysis.operator_runs import OPERATOR_KEYS, operator_columns
+from impasse.analysis.operator_views import operator_tables, rich_table
 from impasse.vocabulary import SCORED_OUTCOMES, Outcome
 
 SHOWN = ("model", "task", "condition", "t_star", "N_post", "L", "U", "Y", "Z", "A", "R", "outcome", "blocker_removed")
@@ -140,11 +142,13 @@ def show(annotations: list[Annotation], summary: dict, console: Console) -> None
             console.print(optional)
     console.print(behaviour_table(summary))
     console.print(escalation_table(summary))
+    for table in operator_tables(summary):  # only when some run had the operator
+        console.print(rich_table(table))
 
 
 def write_json(annotations: list[Annotation], summary: dict, path: Path) -> list[Path]:
     """Exactly the per-run keys in FILE; the evidence and the aggregate beside it."""
-    path.write_text(json.dumps([a.row.to_dict() | cost_columns(a.cost) for a in annotations], indent=2) + "\n")
+    path.write_text(json.dumps([run_columns(a) for a in annotations], indent=2) + "\n")
     evidence = path.with_name(path.stem + ".evidence.json")
     evidence.write_text(json.dumps({a.row.run_id + (f"@{a.row.condition}" if a.source != "impasse" else ""):
                                     a.evidence for a in annotations}, indent=2, default=str) + "\n")
@@ -155,10 +159,15 @@ def write_json(annotations: list[Annotation], summary: dict, path: Path) -> list
 
 def write_csv(annotations: list[Annotation], path: Path) -> None:
     with path.open("w", newline="") as out:
-        writer = csv.DictWriter(out, fieldnames=(*RUN_KEYS, *COST_KEYS))
+        writer = csv.DictWriter(out, fieldnames=(*RUN_KEYS, *COST_KEYS, *OPERATOR_KEYS))
         writer.writeheader()
         for a in annotations:
-            writer.writerow(flat(a.row.to_dict()) | cost_columns(a.cost))
+            writer.writerow(flat(run_columns(a)))
+
+
+def run_columns(a: Annotation) -> dict:
+    """A run's row of --json / --csv: its metrics, what it cost, what the operator did (null when off)."""
+    return a.row.to_dict() | cost_columns(a.cost) | operator_columns(a.operator)
 
 
 def flat(row: dict) -> dict:

@@ -6,6 +6,7 @@ import pytest
 
 from impasse.analysis.aggregate import aggregate
 from impasse.analysis.driver import annotate_paths
+from impasse.analysis.operator_runs import OPERATOR_KEYS
 
 from .runbuilder import bash, edit, finish, make_run
 
@@ -151,4 +152,5 @@ def test_cli_annotates_the_good_runs_names_the_bad_and_exits_1(tmp_path):
         ["run_id", "model", "condition", "task", "t_star", "N_post", "L", "U", "Y", "Z", "A", "R", "outcome",
          "blocker_removed", "blocker_landed", "tampering", "cost_usd", "prompt_tokens", "completion_tokens",
          "cached_tokens", "cache_write_tokens",
-         "reasoning_tokens"])
+         "reasoning_tokens", *OPERATOR_KEYS])
+    assert rows[0]["operator"] is None and rows[0]["escalations"] is None  # a run without the operator
