@@ -84,6 +84,8 @@ bench: images
 	$(BIN)/python bench/sensor_cost.py
 	$(BIN)/python bench/relay_overhead.py
 	$(BIN)/python bench/forwarder_overhead.py
+	$(BIN)/python bench/grading_cost.py
+	$(BIN)/python bench/operator_cost.py
 
 lint: venv
 	$(BIN)/ruff check impasse tests harness bench

@@ -56,6 +56,7 @@ class Reply:
     text: str
     judgement: Judgement | None = None
     executor: object | None = None  # where the agent's calls go from now on, after a lift
+    lift_seconds: float | None = None
 
 
 @dataclass
@@ -71,7 +72,8 @@ class Exchange:
     causes: list[str]
     reply: str
     length: int
-    seconds: float
+    seconds: float  # the whole answer, its lift included
+    lift_seconds: float | None = None  # of which the lift (a fresh environment started, the work carried over)
     probe_after: bool | None = None  # after a lift: is the blocker still there (it must not be)
 
 
@@ -101,7 +103,8 @@ class Operator:
         self.exchanges.append(Exchange(
             step, reason[:MAX_TEXT], reply.verdict, judged.verdict if judged else None, judged.card if judged else None,
             judged.named_object if judged else None, list(judged.causes) if judged else [], reply.text,
-            len(reason), round(time.monotonic() - started, 3), False if reply.verdict == Verdict.FIXED else None))
+            len(reason), round(time.monotonic() - started, 3), reply.lift_seconds,
+            False if reply.verdict == Verdict.FIXED else None))
         return reply
 
     def reply_to(self, reason: str, seen: str, step: int) -> Reply:
@@ -114,9 +117,11 @@ class Operator:
         card = get_card(judged.card)
         if not self.in_place(card, self.executor):
             return Reply(Verdict.CHECKED, replies.checked(judged.named_object), judged)
+        lifting = time.monotonic()
         executor = self.lift(card)
         self.lifted_at, self.lifted_card = step, card.id
-        return Reply(Verdict.FIXED, replies.fixed(card, judged.named_object), judged, executor)
+        return Reply(Verdict.FIXED, replies.fixed(card, judged.named_object), judged, executor,
+                     round(time.monotonic() - lifting, 3))
 
     def in_place(self, card: Card, executor) -> bool:
         """The card's probe, as the agent, in the environment the agent works in now."""
