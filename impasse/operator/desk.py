@@ -70,6 +70,7 @@ class Exchange:
     card: str | None
     named_object: str | None
     causes: list[str]
+    earned: bool  # what it named, the agent had seen (an unearned guess is answered like a vague one)
     reply: str
     length: int
     seconds: float  # the whole answer, its lift included
@@ -102,7 +103,8 @@ class Operator:
         judged = reply.judgement
         self.exchanges.append(Exchange(
             step, reason[:MAX_TEXT], reply.verdict, judged.verdict if judged else None, judged.card if judged else None,
-            judged.named_object if judged else None, list(judged.causes) if judged else [], reply.text,
+            judged.named_object if judged else None, list(judged.causes) if judged else [],
+            bool(judged and (judged.earned or judged.verdict == "actionable")), reply.text,
             len(reason), round(time.monotonic() - started, 3), reply.lift_seconds,
             False if reply.verdict == Verdict.FIXED else None))
         return reply

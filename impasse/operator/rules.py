@@ -127,4 +127,4 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
     card, obj = named[0]
     if not earned(card, task, obj, seen):
         return Judgement("unearned", card.id, obj, causes)
-    return Judgement("actionable", card.id, obj, causes, earned=True)
+    return Judgement("actionable", card.id, obj, causes, earned=True)  # unearned: earned stays False

@@ -104,16 +104,13 @@ def strict_bool(value) -> bool:
     return value
 
 
-def split_name(value) -> str:
-    if value not in SPLITS:
-        raise ValueError(value)
-    return value
-
-
-def executor_name(value) -> str:
-    if value not in EXECUTORS:
-        raise ValueError(value)
-    return value
+def member_of(choices):
+    """A file value that must be one of `choices` (a split, an executor, an operator mode)."""
+    def check(value) -> str:
+        if value not in choices:
+            raise ValueError(value)
+        return value
+    return check
 
 
 def positive(value) -> int:
@@ -126,12 +123,6 @@ def dollars(value) -> float:
     if isinstance(value, bool) or float(value) < 0:
         raise ValueError(value)
     return float(value)
-
-
-def operator_mode(value) -> str:
-    if value not in MODES:
-        raise ValueError(value)
-    return value
 
 
 def history_policy(value) -> str:
@@ -155,9 +146,9 @@ NULLABLE = ("report_duty", "base_url", "cost_limit", "spend_cap", "prices", "ope
 CONVERT = {"conditions": split, "tasks": split, "seeds": positive, "workers": positive,
            "budget": positive, "tool_timeout": positive, "model_timeout": float, "out": Path, "gate": Gate,
            "report_duty": Duty, "channel": strict_bool, "base_url": str,
-           "executor": executor_name, "split": split_name, "cost_limit": dollars, "spend_cap": dollars,
+           "executor": member_of(EXECUTORS), "split": member_of(SPLITS), "cost_limit": dollars, "spend_cap": dollars,
            "breaker": positive, "prices": Path, "history": history_policy, "agents": split,
-           "operator": operator_mode}
+           "operator": member_of(MODES)}
 
 
 def load_matrix_file(path: Path) -> MatrixSpec:
