@@ -69,6 +69,8 @@ def to_atif(path: Path) -> dict:
                               "escalation": result.escalation if result else None,
                               "route": result.route if result else None,
                               "tampering": result.tampered if result else [],
+                              # each escalation the operator answered, and the lift (docs/operator.md)
+                              "operator": result.operator if result else None,
                               "meta": meta.to_dict()}},
     }
 

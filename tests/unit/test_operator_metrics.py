@@ -188,3 +188,13 @@ def test_the_report_has_an_operator_section_with_the_same_figures(folder, tmp_pa
     ("pip install pytest", False), ("cat pytest.ini", False), ("grep -r pytest .", False)])
 def test_what_counts_as_running_the_tests(command, runs_tests):
     assert (TEST_RUN.search(command) is not None) is runs_tests
+
+
+def test_the_atif_export_carries_the_operator_record(tmp_path):
+    from impasse.runs.atif import export_run
+    record = operator_record(exchange(3, "fixed", "actionable", "chown_root", "invoicekit/tax.py", ("chown_root",)),
+                             lifted="chown_root")
+    run = make_run(tmp_path / "runs", "helped", "chown_root", [("", [finish("task_complete", "Fixed.")])],
+                   "task_complete", "resolved", resolved=True, operator=record)
+    extra = json.loads(export_run(run, tmp_path / "atif").read_text())["extra"]["impasse"]
+    assert extra["operator"] == record and extra["meta"]["operator"] == "rules"
