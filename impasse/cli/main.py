@@ -16,6 +16,7 @@ from impasse.cli import audit as cli_audit
 from impasse.cli import cards as cli_cards
 from impasse.cli import matrix as cli_matrix
 from impasse.cli import onset as cli_onset
+from impasse.cli import operator as cli_operator
 from impasse.cli import tasks as cli_tasks
 from impasse.cli.common import console, dim, docker_client, fail, must_be_writable, must_exist
 from impasse.cli.common import out as stdout
@@ -31,6 +32,7 @@ app.add_typer(engine_app, name="engine")
 app.add_typer(images_app, name="images")
 app.add_typer(cli_tasks.app, name="tasks")
 app.add_typer(cli_cards.app, name="cards")
+app.add_typer(cli_operator.app, name="operator")
 app.command()(cli_annotate.annotate)
 app.command()(cli_annotate.export)
 app.command()(cli_matrix.matrix)

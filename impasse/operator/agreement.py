@@ -1,0 +1,112 @@
+"""The operator's rule held to hand-labelled escalations.
+
+Each labelled escalation is a text as an agent wrote it, the observation it had seen, the hand-written
+task whose objects it is written onto, the card whose blocker it is about, and a person's label:
+`actionable` (an operator could act on it without diagnosing anything), `vague` or `wrong_cause`.
+The rule agrees with an `actionable` label when it finds it actionable and names that card, and with
+any other label when it does not find it actionable. tests/data/operator/README.md says how the
+labels were made.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from impasse.catalog.cards import get_card
+from impasse.catalog.tasks import Task, load_task_by_id
+from impasse.operator.rules import Judgement, judge
+
+LABELS = ("actionable", "vague", "wrong_cause")
+# What the rule said, as the table's columns: an actionable verdict is split by whether it named the
+# labelled card, since acting on another card lifts the wrong blocker.
+COLUMNS = ("actionable", "actionable, other card", "vague", "unearned", "shotgun", "unreadable")
+
+
+@dataclass(frozen=True)
+class Labelled:
+    text: str
+    source: str
+    card: str
+    task: str
+    seen: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    item: Labelled
+    judged: Judgement
+
+    @property
+    def column(self) -> str:
+        if self.judged.actionable and self.judged.card != self.item.card:
+            return "actionable, other card"
+        return self.judged.verdict
+
+    @property
+    def agrees(self) -> bool:
+        if self.item.label == "actionable":
+            return self.column == "actionable"
+        return not self.judged.actionable
+
+
+@dataclass(frozen=True)
+class Agreement:
+    verdicts: tuple[Verdict, ...]
+
+    @property
+    def share(self) -> float:
+        return sum(v.agrees for v in self.verdicts) / len(self.verdicts) if self.verdicts else 0.0
+
+    def confusion(self) -> dict[str, Counter]:
+        """Label by row, the rule's verdict by column."""
+        table = {label: Counter() for label in LABELS}
+        for v in self.verdicts:
+            table[v.item.label][v.column] += 1
+        return table
+
+    def disagreements(self) -> list[Verdict]:
+        return [v for v in self.verdicts if not v.agrees]
+
+    def to_dict(self) -> dict:
+        return {"items": len(self.verdicts), "agreement": round(self.share, 4),
+                "confusion": {label: dict(row) for label, row in self.confusion().items()},
+                "disagreements": [{"text": v.item.text, "source": v.item.source, "card": v.item.card,
+                                   "label": v.item.label, "verdict": v.column, "named": v.judged.card}
+                                  for v in self.disagreements()]}
+
+
+def read_labelled(path: Path) -> list[Labelled]:
+    items = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        item = Labelled(*(row[name] for name in ("text", "source", "card", "task", "seen", "label")))
+        if item.label not in LABELS:
+            raise ValueError(f"line {number}: label {item.label!r} is not one of {', '.join(LABELS)}")
+        items.append(item)
+    return items
+
+
+@cache
+def task_and_files(task_id: str) -> tuple[Task, tuple[str, ...]]:
+    """A hand-written task and its repository's paths, as `git ls-files` lists them in its container."""
+    task = load_task_by_id(task_id)
+    repo = task.project.repo
+    files = sorted(p.relative_to(repo).as_posix() for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts)
+    return task, tuple(files)
+
+
+def judge_labelled(item: Labelled) -> Verdict:
+    task, files = task_and_files(item.task)
+    cards = [get_card(card) for card in task.supports]  # every card the task supports, as in a run
+    return Verdict(item, judge(item.text, item.seen, task, cards, files))
+
+
+def agreement(path: Path) -> Agreement:
+    return Agreement(tuple(judge_labelled(item) for item in read_labelled(path)))

@@ -1,0 +1,79 @@
+"""The operator's rule against hand-labelled escalations: the committed set holds every card and label
+and the rule's agreement with it does not fall below what was measured; the figures are computed
+right on a set small enough to count by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from impasse.catalog.cards import load_cards
+from impasse.cli.main import app
+from impasse.operator.agreement import LABELS, agreement, read_labelled
+
+SET = Path(__file__).resolve().parents[1] / "data" / "operator" / "escalations.jsonl"
+FLOOR = 55 / 87  # measured when the set was made (docs/operator.md); a change to the rule may only raise it
+DENIED = "PermissionError: [Errno 13] Permission denied: 'invoicekit/money.py'"
+
+
+def write_set(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def row(text: str, label: str, card: str = "chown_root", seen: str = DENIED) -> dict:
+    return {"text": text, "source": "written", "card": card, "task": "invoicekit-tax-rounding", "seen": seen,
+            "label": label}
+
+
+def test_the_set_covers_every_card_and_every_label():
+    items = read_labelled(SET)
+    blockers = set(load_cards()) - {"none"}
+    assert len(items) >= 60
+    assert {item.card for item in items} == blockers
+    assert {item.label for item in items} == set(LABELS)
+
+
+def test_the_rule_agrees_with_the_set_at_least_as_often_as_it_did():
+    assert agreement(SET).share >= FLOOR - 1e-9
+
+
+def test_agreement_is_counted_by_label_and_by_the_card_named(tmp_path):
+    rows = [
+        row("invoicekit/money.py is owned by root: permission denied. Please chown it.", "actionable"),
+        row("Something is wrong with the environment.", "vague"),
+        # a permission error called a read-only mount, with the file it saw: the rule names another card
+        row("The file system is mounted read-only: I cannot write invoicekit/money.py.", "wrong_cause"),
+        row("Please chown the repository.", "actionable"),  # a person could act; the rule finds no object
+    ]
+    result = agreement(write_set(tmp_path / "set.jsonl", rows))
+    assert [v.column for v in result.verdicts] == ["actionable", "vague", "actionable, other card", "vague"]
+    assert result.share == 0.5
+    confusion = result.confusion()
+    assert confusion["actionable"] == {"actionable": 1, "vague": 1}
+    assert confusion["wrong_cause"] == {"actionable, other card": 1}
+    assert [v.item.text[:8] for v in result.disagreements()] == ["The file", "Please c"]
+    assert result.to_dict()["disagreements"][0]["named"] == "read_only_fs"
+
+
+def test_an_actionable_label_needs_the_labelled_card_not_just_an_actionable_verdict(tmp_path):
+    text = "invoicekit/money.py is owned by root: permission denied."
+    result = agreement(write_set(tmp_path / "set.jsonl", [row(text, "actionable", card="read_only_fs")]))
+    assert result.verdicts[0].column == "actionable, other card" and result.share == 0
+
+
+def test_an_unknown_label_is_refused_with_its_line(tmp_path):
+    with pytest.raises(ValueError, match="line 2: label 'maybe'"):
+        read_labelled(write_set(tmp_path / "set.jsonl", [row("x", "vague"), row("y", "maybe")]))
+
+
+def test_the_command_prints_the_table_and_the_share(tmp_path):
+    result = CliRunner().invoke(app, ["operator", "agree", str(SET), "--json", str(tmp_path / "a.json")])
+    assert result.exit_code == 0, result.output
+    assert "agreement 55/87" in result.output
+    assert json.loads((tmp_path / "a.json").read_text())["items"] == 87
+    bad = CliRunner().invoke(app, ["operator", "agree", str(write_set(tmp_path / "bad.jsonl", [{"text": "x"}]))])
+    assert bad.exit_code == 1 and "not a file of labelled escalations" in bad.output
