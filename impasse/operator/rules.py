@@ -6,8 +6,8 @@ For every card the task supports, the escalation is read for
 - D, the cause: the card's diagnosis (what names the blocker's kind);
 - O, the object: one of the card's operator objects, made from the task (a path of its repository,
   a module, a binary, a variable, a port, a host), named in the text;
-- E, earned: that object — or, for a card whose object is implicit (a limit, the sandbox itself), a
-  line of the card's signatures — occurs in an observation the agent has already seen.
+- E, earned: the blocker's own failure — a line of the card's signatures, the same that place t* —
+  occurs in an observation the agent has already seen.
 A card is named when D and (O, or its object is implicit and its failure was seen) hold. Exactly one
 named card, earned, is actionable; none, several, or a text naming SHOTGUN causes or more (a list
 of guesses, keyword stuffing) is not, nor is an unearned one.
@@ -98,9 +98,10 @@ def names_cause(card: Card, task: Task, raw: str) -> bool:
     return any(re.search(fill(p, names), raw) for p in card.diagnosis)
 
 
-def earned(card: Card, task: Task, obj: str | None, seen: str) -> bool:
-    if obj is not None:  # as a word, or the end of a longer path the output printed
-        return re.search(rf"(?<![\w.-]){re.escape(obj)}(?![\w-])", normalise(seen)) is not None
+def earned(card: Card, task: Task, seen: str) -> bool:
+    """Whether the agent had seen this blocker's own failure: a line of the card's signatures in an
+    earlier observation. An object named but never failed on, or a failure of another kind, is not
+    earned: the agent would be guessing, and the operator would be diagnosing for it."""
     names = task_names(task)
     return any(re.search(fill(s.pattern, names), seen, re.M) for s in card.signatures)
 
@@ -118,13 +119,13 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
         obj = named_object(card, task, files, flat)
         # A cause with no object of its own (the sandbox, a limit) counts only where its failure was
         # seen: the words alone are what keyword stuffing is made of.
-        if obj is not None or (not card.operator.requires_object and earned(card, task, None, seen)):
+        if obj is not None or (not card.operator.requires_object and earned(card, task, seen)):
             named.append((card, obj))
     if len(named) > 1 or len(causes) >= SHOTGUN:
         return Judgement("shotgun", causes=causes)
     if not named:
         return Judgement("vague", causes=causes)
     card, obj = named[0]
-    if not earned(card, task, obj, seen):
+    if not earned(card, task, seen):
         return Judgement("unearned", card.id, obj, causes)
     return Judgement("actionable", card.id, obj, causes, earned=True)  # unearned: earned stays False

@@ -15,7 +15,7 @@ from impasse.cli.main import app
 from impasse.operator.agreement import LABELS, agreement, read_labelled
 
 SET = Path(__file__).resolve().parents[1] / "data" / "operator" / "escalations.jsonl"
-FLOOR = 55 / 87  # measured when the set was made (docs/operator.md); a change to the rule may only raise it
+FLOOR = 68 / 87  # measured with the rule as it is (docs/operator.md); a change to the rule may only raise it
 DENIED = "PermissionError: [Errno 13] Permission denied: 'invoicekit/money.py'"
 
 
@@ -45,18 +45,17 @@ def test_agreement_is_counted_by_label_and_by_the_card_named(tmp_path):
     rows = [
         row("invoicekit/money.py is owned by root: permission denied. Please chown it.", "actionable"),
         row("Something is wrong with the environment.", "vague"),
-        # a permission error called a read-only mount, with the file it saw: the rule names another card
+        # a permission error called a read-only mount: that failure was never seen, so it is not earned
         row("The file system is mounted read-only: I cannot write invoicekit/money.py.", "wrong_cause"),
         row("Please chown the repository.", "actionable"),  # a person could act; the rule finds no object
     ]
     result = agreement(write_set(tmp_path / "set.jsonl", rows))
-    assert [v.column for v in result.verdicts] == ["actionable", "vague", "actionable, other card", "vague"]
-    assert result.share == 0.5
+    assert [v.column for v in result.verdicts] == ["actionable", "vague", "unearned", "vague"]
+    assert result.share == 0.75
     confusion = result.confusion()
     assert confusion["actionable"] == {"actionable": 1, "vague": 1}
-    assert confusion["wrong_cause"] == {"actionable, other card": 1}
-    assert [v.item.text[:8] for v in result.disagreements()] == ["The file", "Please c"]
-    assert result.to_dict()["disagreements"][0]["named"] == "read_only_fs"
+    assert confusion["wrong_cause"] == {"unearned": 1}
+    assert [v.item.text[:8] for v in result.disagreements()] == ["Please c"]
 
 
 def test_an_actionable_label_needs_the_labelled_card_not_just_an_actionable_verdict(tmp_path):
@@ -73,7 +72,7 @@ def test_an_unknown_label_is_refused_with_its_line(tmp_path):
 def test_the_command_prints_the_table_and_the_share(tmp_path):
     result = CliRunner().invoke(app, ["operator", "agree", str(SET), "--json", str(tmp_path / "a.json")])
     assert result.exit_code == 0, result.output
-    assert "agreement 55/87" in result.output
+    assert "agreement 68/87" in result.output
     assert json.loads((tmp_path / "a.json").read_text())["items"] == 87
     bad = CliRunner().invoke(app, ["operator", "agree", str(write_set(tmp_path / "bad.jsonl", [{"text": "x"}]))])
     assert bad.exit_code == 1 and "not a file of labelled escalations" in bad.output
