@@ -5,11 +5,15 @@ are still annotated."""
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from impasse.analysis.importers import ImportProblem, is_foreign_file, load_foreign
+from impasse.analysis.discovery import FOREIGN_JSON, Discovery
+from impasse.analysis.discovery import discover as find_sessions
+from impasse.analysis.importers import ImportProblem, load_foreign
+from impasse.analysis.incidents import Incident, incident_of, own_run_log
 from impasse.analysis.metrics import Annotation, annotate, compile_card
 from impasse.analysis.normal_form import NTrajectory
 from impasse.analysis.operator_runs import operator_row
@@ -26,27 +30,18 @@ class Batch:
     records: dict[str, RunRecord] = field(default_factory=dict)  # impasse's own runs, by run id, read once
     skipped: list[str] = field(default_factory=list)  # one message per path that was not annotated
     warnings: list[str] = field(default_factory=list)
+    incidents: list[Incident] = field(default_factory=list)  # one per annotation, in the same order
+    discovery: Discovery = field(default_factory=Discovery)  # what was found, and what was passed over
 
 
 def discover(paths: list[Path]) -> list[tuple[Path, str]]:
-    """(path, 'ours'|'foreign') for every trajectory below the given paths."""
-    found = []
-    for path in paths:
-        if path.is_dir() and (path / "meta.json").exists():
-            found.append((path, "ours"))
-        elif path.is_dir():
-            for child in sorted(path.iterdir()):
-                if child.is_dir() and (child / "meta.json").exists():
-                    found.append((child, "ours"))
-                elif child.is_file() and is_foreign_file(child):
-                    found.append((child, "foreign"))
-        else:
-            found.append((path, "foreign"))
-    return found
+    """(path, 'ours'|'foreign') for every trajectory below the given paths (discovery.py)."""
+    return find_sessions(paths).found
 
 
 def cards_for(trajectory: NTrajectory, card_option: str | None, cards: dict[str, Card]) -> list[Card]:
-    chosen = card_option or trajectory.condition
+    # A foreign log names no card: every card is tried unless one is given.
+    chosen = card_option or trajectory.condition or ("auto" if trajectory.source != "impasse" else None)
     if chosen is None:
         raise ImportProblem(f"{trajectory.path}: a foreign trajectory carries no card; "
                             "give --card ID (or --card auto)")
@@ -97,43 +92,70 @@ def collector_paused():
             gc.enable()
 
 
-def annotate_paths(paths: list[Path], fmt: str = "auto", card: str | None = None) -> Batch:
+def annotate_paths(paths: list[Path], fmt: str = "auto", card: str | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> Batch:
+    """`progress(done, total)` is called after each session found."""
     with collector_paused():
-        return annotate_all(paths, fmt, card)
+        return annotate_all(paths, fmt, card, progress)
 
 
-def annotate_all(paths: list[Path], fmt: str, card: str | None) -> Batch:
+def annotate_all(paths: list[Path], fmt: str, card: str | None, progress=None) -> Batch:
     batch = Batch()
     try:
         cards = load_cards()
     except DocumentError as err:
         batch.skipped.append(str(err))
         return batch
-    for path, kind in discover(paths):
+    batch.discovery = find_sessions(paths)
+    batch.skipped.extend(batch.discovery.unreadable)
+    found = batch.discovery.found
+    for number, (path, kind) in enumerate(found, 1):
         try:
-            if kind == "ours" and fmt in ("auto", "impasse"):
-                record = read_run(path)
-                batch.records[record.run_id] = record
-                trajectory = to_trajectory(record)
+            annotate_one(batch, path, kind, fmt, card, cards)
+        except ImportProblem as err:
+            if kind == "found" and is_foreign_format(err):
+                batch.discovery.pass_over(path, FOREIGN_JSON)  # a file beside the sessions, of another tool's
             else:
-                trajectory = load_foreign(path, fmt)
-            batch.warnings.extend(trajectory.problems)
-            candidates = cards_for(trajectory, card, cards)
-            if not trajectory.steps:
-                batch.warnings.append(f"{path}: no agent step (the run ended before its first); annotated with 0 steps")
-            if card == "auto":
-                batch.annotations.extend(annotate_auto(trajectory, candidates))
-                continue
-            if card:
-                trajectory.condition = card
-            injected = Injected(**{k: tuple(v) for k, v in trajectory.injected.items()}) \
-                if trajectory.source == "impasse" and not card else None
-            batch.annotations.append(annotate(trajectory, compile_card(candidates[0], injected)))
-        except (ImportProblem, TrajectoryError, OSError) as err:
+                batch.skipped.append(str(err))
+        except (TrajectoryError, OSError) as err:
             batch.skipped.append(str(err))
+        if progress is not None:
+            progress(number, len(found))
     attach_costs(batch)
     attach_operator(batch)
     return batch
+
+
+def annotate_one(batch: Batch, path: Path, kind: str, fmt: str, card: str | None, cards: dict[str, Card]) -> None:
+    price = None
+    if kind == "ours" and fmt in ("auto", "impasse"):
+        record = read_run(path)
+        batch.records[record.run_id] = record
+        trajectory = to_trajectory(record)
+        trajectory.log, price = own_run_log(record, trajectory.length)
+    else:
+        trajectory = load_foreign(path, fmt)
+    batch.warnings.extend(trajectory.problems)
+    candidates = cards_for(trajectory, card, cards)
+    if not trajectory.steps:
+        batch.warnings.append(f"{path}: no agent step (the run ended before its first); annotated with 0 steps")
+    if card == "auto" or (card is None and trajectory.source != "impasse"):
+        made = annotate_auto(trajectory, candidates)
+    else:
+        if card:
+            trajectory.condition = card
+        injected = Injected(**{k: tuple(v) for k, v in trajectory.injected.items()}) \
+            if trajectory.source == "impasse" and not card else None
+        made = [annotate(trajectory, compile_card(candidates[0], injected))]
+    batch.annotations.extend(made)
+    for annotation in made:
+        known = cards.get(annotation.row.condition or "")
+        batch.incidents.append(incident_of(trajectory, annotation, compile_card(known, None) if known else None, price))
+
+
+def is_foreign_format(err: ImportProblem) -> bool:
+    """The reader's word for a document that is no trajectory of any format it knows."""
+    return "unknown" in str(err) and "format" in str(err) or "not a trajectory" in str(err)
 
 
 def attach_costs(batch: Batch) -> None:

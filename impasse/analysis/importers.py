@@ -18,8 +18,10 @@ from impasse.analysis.formats.common import ImportProblem, read_jsonl, strip_con
 from impasse.analysis.formats.console import FIRST_HEADER, from_console
 from impasse.analysis.formats.mini import from_mini
 from impasse.analysis.formats.openhands import from_openhands
+from impasse.analysis.formats.session_facts import session_log
 from impasse.analysis.formats.swe_agent import from_swe_agent
 from impasse.analysis.normal_form import NTrajectory
+from impasse.analysis.session_log import SessionLog
 from impasse.episode.rundir import read_utf8
 
 __all__ = ["FORMATS", "FOREIGN_SUFFIXES", "ImportProblem", "detect", "is_foreign_file", "load_foreign"]
@@ -143,4 +145,14 @@ def load_foreign(path: Path, fmt: str = "auto") -> NTrajectory:
     except (AttributeError, KeyError, TypeError, ValueError) as err:
         raise ImportProblem(f"{path}: not a valid {chosen} trajectory ({type(err).__name__}: {err})") from None
     trajectory.problems.extend(warnings)
+    trajectory.log = facts_of(chosen, data, trajectory, path)
     return trajectory
+
+
+def facts_of(fmt: str, data, trajectory: NTrajectory, path: Path) -> SessionLog | None:
+    """Times, tokens and how the session stopped, where the log records them; a log whose extras
+    cannot be read is still annotated, without them."""
+    try:
+        return session_log(fmt, data, len(trajectory.steps), path)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None

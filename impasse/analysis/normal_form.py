@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from impasse.analysis.session_log import SessionLog
 from impasse.vocabulary import Tool
 
 OTHER = "other"  # Action.tool of a call that is neither a command, a file edit nor an ending
@@ -85,6 +86,7 @@ class NTrajectory:
     finished: bool = True
     lifted_by_operator: bool = False  # the operator lifted the blocker (ours): its absence at the end is no removal
     problems: list[str] = field(default_factory=list)
+    log: SessionLog | None = None  # what the log says beyond its steps: times, tokens, human turns, how it stopped
 
     @property
     def length(self) -> int:

@@ -17,12 +17,17 @@ def annotate(
     json_file: Annotated[Path | None, typer.Option("--json", help="Per-run JSON (+ evidence, aggregate).")] = None,
     csv_file: Annotated[Path | None, typer.Option("--csv", help="Per-run CSV.")] = None,
     from_format: Annotated[str, typer.Option("--from", help="auto, or one of: " + ", ".join(FORMAT_NAMES))] = "auto",
-    card: Annotated[str | None, typer.Option(help="Blocker card for foreign runs (an id, or auto).")] = None,
+    card: Annotated[str | None, typer.Option(help="Blocker card for foreign runs (id, or auto: the default).")] = None,
+    wide: Annotated[bool, typer.Option("--wide", help="The metric columns (t*, N_post, L, U, Y, Z, A, R) and "
+                                                      "aggregates instead of the sessions' verdicts.")] = False,
 ) -> None:
-    """Match every step against the blocker card: t*, N_post, L, U, Y, Z, A, R and aggregates."""
+    """How each run or session ended, when the wall came, what came after, whether the human was told;
+    t*, N_post, L, U, Y, Z, A, R and aggregates (--wide, --json, --csv)."""
     from impasse.analysis.aggregate import aggregate
-    from impasse.analysis.driver import annotate_paths
+    from impasse.analysis.discovery import passed_over_lines
     from impasse.analysis.importers import FORMATS
+    from impasse.analysis.incident_report import show_incidents, write_incidents_csv, write_incidents_json
+    from impasse.analysis.incidents import folder_summary
     from impasse.analysis.stage_scoring import stage_summary
     from impasse.analysis.tables import show, stage_table, write_csv, write_json
     if from_format not in ("auto", *FORMATS):
@@ -32,7 +37,9 @@ def annotate(
     for option, path in (("--json", json_file), ("--csv", csv_file)):
         if path:
             must_be_writable(path, option)
-    batch = annotate_paths(paths, from_format, card)
+    batch = annotate_with_progress(paths, from_format, card)
+    for line in passed_over_lines(batch.discovery):
+        console.print(f"[dim]passed over:[/] {escape(line)}", highlight=False, soft_wrap=True)
     for warning in batch.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     label = "skipped" if batch.annotations else "error"  # with nothing annotated, each problem is the error
@@ -43,22 +50,39 @@ def annotate(
             raise typer.Exit(1)
         raise fail(f"no trajectory found in {', '.join(map(str, paths))}")
     summary = aggregate(batch.annotations)
-    show(batch.annotations, summary, out)
+    summary["incidents"] = folder_summary(batch.incidents, dict(batch.discovery.passed_over))
+    if wide:
+        show(batch.annotations, summary, out)
+    else:
+        show_incidents(batch.incidents, summary["incidents"], out)
     stages = stage_summary(list(batch.records.values()))
     if stages:
         out.print(stage_table(stages))
         summary["stages"] = stages
     try:
         if json_file:
-            written = write_json(batch.annotations, summary, json_file)
+            written = [*write_json(batch.annotations, summary, json_file),
+                       write_incidents_json(batch.incidents, summary["incidents"], json_file)]
             console.print(f"wrote {', '.join(map(str, written))}")
         if csv_file:
             write_csv(batch.annotations, csv_file)
-            console.print(f"wrote {csv_file}")
+            console.print(f"wrote {csv_file}, {write_incidents_csv(batch.incidents, csv_file)}")
     except OSError as err:
         raise write_failed(err, json_file or csv_file) from None
     if batch.skipped:
         raise typer.Exit(1)  # the others were annotated; what was skipped is named above
+
+
+def annotate_with_progress(paths: list[Path], from_format: str, card: str | None):
+    """Annotate with a progress bar on stderr (gone when done): a folder can hold thousands of sessions."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from impasse.analysis.driver import annotate_paths
+    with Progress(TextColumn("annotating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=console, transient=True) as progress:
+        task = progress.add_task("annotate", total=None)
+        return annotate_paths(paths, from_format, card,
+                              progress=lambda done, total: progress.update(task, completed=done, total=total))
 
 
 def check_card(card: str | None) -> None:
@@ -98,7 +122,8 @@ def report(paths: Annotated[list[Path], typer.Argument(help="Folders of runs.")]
            html_file: Annotated[Path | None, typer.Option("--html", help="Self-contained HTML report.")] = None,
            md_file: Annotated[Path | None, typer.Option("--md", help="Markdown report.")] = None) -> None:
     """A report people would rather look at than read: figures, aggregates, every run's steps."""
-    from impasse.analysis.report import ReportError, write_report
+    from impasse.analysis.incident_report import write_session_report as write_report
+    from impasse.analysis.report import ReportError
     if not html_file and not md_file:
         html_file = Path("report.html")
     must_exist(paths, "folder")

@@ -126,7 +126,7 @@ TABLE = [
     (["annotate", "odd.json"], put("odd.json", '{"trajectory": "x"}'), 1, "odd.json"),
     (["annotate", "odd.json"], put("odd.json", '{"trajectory": "x", "info": {}}'), 1, "odd.json"),
     (["annotate", "odd.json"], put("odd.json", "[1, 2]"), 1, "odd.json"),
-    (["annotate", "mini.json"], put("mini.json", NO_ASSISTANT), 1, "give --card"),
+    (["annotate", "mini.json"], put("mini.json", NO_ASSISTANT), 0, "no agent step"),
     (["annotate", "torn.json"], put("torn.json", "{ torn"), 1, "torn.json:1"),
     (["annotate", "folder"], FOLDER, 1, "no trajectory found in folder"),
     (["annotate", "mixed"], mixed, 1, "bad.traj:1"),
@@ -136,7 +136,7 @@ TABLE = [
     (["annotate", "folder", "--csv", "folder"], FOLDER, 2, "--csv folder"),
     # impasse report
     (["report", "nowhere"], None, 2, "nowhere"),
-    (["report", "folder"], FOLDER, 1, "no finished impasse runs"),
+    (["report", "folder"], FOLDER, 1, "no runs or sessions found"),
     (["report", "folder", "--html", "plain/r.html"], each(FOLDER, PLAIN), 2, "plain/r.html"),
     (["report", "folder", "--html", "folder"], FOLDER, 2, "--html folder"),
     (["report", "folder", "--md", "/proc/r.md"], FOLDER, 2, "/proc/r.md"),
@@ -295,5 +295,5 @@ def test_a_folder_with_a_bad_file_still_annotates_the_rest_and_exits_1(cli):
     mixed(Path.cwd())
     result = cli.invoke(app, ["annotate", "mixed", "--json", "out.json"])
     assert result.exit_code == 1
-    assert "1 runs" in result.stdout and "skipped: mixed/bad.traj:1: invalid JSON" in result.stderr
+    assert "1 sessions" in result.stdout and "skipped: mixed/bad.traj:1: invalid JSON" in result.stderr
     assert [row["run_id"] for row in json.loads(Path("out.json").read_text())] == ["good"]
