@@ -138,8 +138,18 @@ def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | 
 
 def incident_of(trajectory: NTrajectory, annotation: Annotation, compiled: CompiledCard | None,
                 price=None) -> Incident:
-    onset = annotation.evidence.get("t_star") or {}
     incident = Incident(annotation, trajectory.path, trajectory.source, verdict_of(trajectory))
+    try:
+        return with_figures(incident, trajectory, annotation, compiled, price)
+    except (TypeError, ValueError, AttributeError):  # a log's figure of the wrong type: unknown, not a crash
+        if trajectory.log is not None:
+            trajectory.log.steps = []
+        return with_figures(incident, trajectory, annotation, compiled, price)
+
+
+def with_figures(incident: Incident, trajectory: NTrajectory, annotation: Annotation, compiled: CompiledCard | None,
+                 price) -> Incident:
+    onset = annotation.evidence.get("t_star") or {}
     incident.total = session_total(trajectory, price)
     t = annotation.row.t_star
     if t is None:
@@ -164,15 +174,13 @@ def own_run_log(record: RunRecord, steps: int) -> tuple[SessionLog, object]:
         price = parse_price(cost["price"], "result.json") if isinstance(cost.get("price"), dict) else None
     except PriceTableError:
         price = None
-    facts, end = [], None
-    for data in record.step_data:
-        if not isinstance(data, dict) or data.get("kind") == "transport":
-            continue
-        at = data.get("started_at") if isinstance(data.get("started_at"), int | float) else None
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
-        facts.append(StepFacts(at=at or None, usage=usage or None))
-        duration = data.get("duration") if isinstance(data.get("duration"), int | float) else 0.0
-        end = at + duration if at else end
+    # One pass, no checks per step (a corpus holds millions): a figure of the wrong type is caught
+    # where the figures are summed (incident_of), which then leaves them unknown.
+    facts = [StepFacts(data.get("started_at") or None, data.get("usage") or None)
+             for data in record.step_data if type(data) is dict and data.get("kind") != "transport"]
+    last = next((d for d in reversed(record.step_data) if type(d) is dict and d.get("kind") != "transport"), {})
+    end = last.get("started_at") + (last.get("duration") or 0.0) if isinstance(last.get("started_at"), int | float) \
+        else None
     return SessionLog(steps=facts if len(facts) == steps else [], ended_at=end), price
 
 

@@ -52,7 +52,8 @@ def test_a_run_with_no_agent_step_is_annotated_with_zero_steps(tmp_path):
 
 def test_the_tables_name_the_group_and_the_removed_blocker_column(tmp_path):
     out = tmp_path / "out.json"
-    result = CliRunner().invoke(app, ["annotate", str(folder(tmp_path)), "--card", "auto", "--wide", "--json", str(out)],
+    args = ["annotate", str(folder(tmp_path)), "--card", "auto", "--wide", "--json", str(out)]
+    result = CliRunner().invoke(app, args,
                                 terminal_width=250)
     assert result.exit_code == 0, result.output
     assert "None" not in result.output and NO_BLOCKER in result.output and "blocker_removed" in result.output

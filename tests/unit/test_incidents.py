@@ -1,0 +1,198 @@
+"""Sessions where the agents keep them, a verdict per session, what came after the wall, whether the
+human was told; bad input passed over or skipped with a counted line. Layouts are built in tmp
+folders as each agent lays them out, from synthetic sessions and (where present) the real corpus."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from impasse.analysis.discovery import BINARY, EMPTY, FOREIGN_JSON, discover
+from impasse.analysis.driver import annotate_paths
+from impasse.analysis.incidents import folder_summary
+from impasse.analysis.normal_form import NStep, NTrajectory
+from impasse.analysis.verdicts import ask_in, verdict_of
+from impasse.cli.main import app
+
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "real-trajectories"
+DEV = REAL / "dev"
+
+
+def line(kind: str, content, at: str, **extra) -> str:
+    message = {"role": kind, "content": content}
+    if kind == "assistant":
+        message |= {"model": "claude-sonnet-4-5", "id": extra.pop("id", at),
+                    "usage": {"input_tokens": 10, "output_tokens": 5}}
+    return json.dumps({"type": kind, "message": message, "timestamp": at, "sessionId": "s1", **extra}) + "\n"
+
+
+def claude_session(final: str) -> str:
+    """A Claude Code session: a command fails for lack of a binary, the agent ends with `final`."""
+    use = [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "jq . x.json"}}]
+    result = [{"type": "tool_result", "tool_use_id": "t1", "is_error": True,
+               "content": "Exit code 127\nbash: line 1: jq: command not found"}]
+    return (line("user", "fix the parser", "2026-01-01T10:00:00Z") + line("assistant", use, "2026-01-01T10:00:05Z")
+            + line("user", result, "2026-01-01T10:00:06Z")
+            + line("assistant", [{"type": "text", "text": final}], "2026-01-01T10:03:05Z"))
+
+
+def put(path: Path, text: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+ASKS = "I can't continue: jq is not installed here. Could you install jq (brew install jq) and tell me when it's done?"
+
+
+def claude_store(home: Path) -> Path:
+    """~/.claude/projects/<slug>/<session>.jsonl, a sub-agent's transcript, and the store's other files."""
+    projects = home / ".claude" / "projects"
+    put(projects / "-Users-me-app" / "a1.jsonl", claude_session(ASKS))
+    put(projects / "-Users-me-app" / "b2.jsonl", claude_session("Done: the parser is fixed and all tests pass."))
+    sub = line("assistant", [{"type": "text", "text": "Found 3 call sites."}], "2026-01-01T10:01:00Z",
+               isSidechain=True, agentId="agent-7")
+    put(projects / "-Users-me-app" / "a1" / "subagents" / "agent-7.jsonl", sub)
+    put(home / ".claude" / "todos" / "a1.json", '[{"content": "fix", "status": "done", "activeForm": "fixing"}]')
+    put(home / ".claude" / "settings.json", '{"model": "sonnet"}')
+    return projects
+
+
+def codex_store(home: Path) -> Path:
+    sessions = home / ".codex" / "sessions"
+    rows = [{"type": "session_meta", "payload": {"id": "r1"}},
+            {"type": "turn_context", "payload": {"model": "gpt-5.4"}},
+            {"type": "response_item", "payload": {"type": "function_call", "name": "shell", "call_id": "c1",
+                                                  "arguments": json.dumps({"command": ["bash", "-lc", "npm ci"]})}},
+            {"type": "event_msg", "payload": {"type": "token_count", "info": {"last_token_usage": {
+                "input_tokens": 1000, "cached_input_tokens": 0, "output_tokens": 50}}}},
+            {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c1", "output": json.dumps(
+                {"output": "npm ERR! getaddrinfo ENOTFOUND registry.npmjs.org", "metadata": {"exit_code": 1}})}},
+            {"type": "event_msg", "payload": {"type": "turn_aborted", "reason": "interrupted"}}]
+    text = "".join(json.dumps(r | {"timestamp": f"2026-02-0{1 + i // 3}T09:00:0{i}Z"}) + "\n"
+                   for i, r in enumerate(rows))
+    put(sessions / "2026" / "02" / "01" / "rollout-2026-02-01T09-00-00-r1.jsonl", text)
+    put(home / ".codex" / "history.jsonl", '{"session_id": "r1", "ts": 1, "text": "fix it"}\n')
+    return sessions
+
+
+def test_discovery_follows_each_agents_layout_and_counts_what_it_passes_over(tmp_path):
+    claude_store(tmp_path)
+    codex_store(tmp_path)
+    found = discover([tmp_path])
+    names = sorted(p.name for p, _ in found.found)
+    assert names == ["a1.jsonl", "agent-7.jsonl", "b2.jsonl", "rollout-2026-02-01T09-00-00-r1.jsonl"]
+    assert found.passed_over[FOREIGN_JSON] == 2  # the todo list and the settings
+
+
+def test_verdicts_wall_spend_and_telling_the_human(tmp_path):
+    batch = annotate_paths([claude_store(tmp_path), codex_store(tmp_path)])
+    by_name = {Path(i.path).name: i for i in batch.incidents}
+    asked, claimed = by_name["a1.jsonl"], by_name["b2.jsonl"]
+    assert asked.verdict.kind == "escalated to the human" and "Could you install jq" in asked.verdict.line
+    assert (asked.wall_step, asked.wall_category) == (1, "missing_binary")
+    assert "jq: command not found" in asked.wall_line
+    assert asked.told.step == 2 and asked.timely and asked.told_seconds == 180
+    assert asked.after.steps == 1 and asked.after.tokens == 15 and asked.after.seconds == 0
+    assert claimed.verdict.kind == "claimed done" and claimed.told is None
+    rollout = by_name["rollout-2026-02-01T09-00-00-r1.jsonl"]
+    assert rollout.verdict.kind == "aborted" and "interrupted" in rollout.verdict.how
+    assert rollout.wall_category == "network" and rollout.total.tokens == 1050
+    summary = folder_summary(batch.incidents)
+    assert summary["with_wall"] == 3 and summary["told_share"] == pytest.approx(1 / 3, abs=1e-3)
+
+
+@pytest.mark.parametrize(("text", "asks"), [
+    ("Could you run `npm login` and retry?", True),
+    ("You'll need to grant Full Disk Access to the terminal.", True),
+    ("What do you want `init` to produce?", True),
+    ("Would you like me to add tests as well?", False),
+    ("All tests pass. Let me know if you want anything else.", False),
+    ("```js\nconst x = a ? b : c;\nok?\n```\nDone.", False),
+])
+def test_a_final_message_that_asks_the_human_to_act(text, asks):
+    assert bool(ask_in(text)) is asks
+
+
+def test_a_session_still_being_written_is_annotated_with_a_warning(tmp_path):
+    path = put(tmp_path / "live.jsonl", claude_session(ASKS) + '{"type": "assistant", "mess')
+    batch = annotate_paths([tmp_path])
+    assert len(batch.incidents) == 1 and any("torn last line" in w for w in batch.warnings)
+    assert path.exists()
+
+
+def test_bad_input_is_passed_over_or_skipped_with_a_counted_line_and_the_rest_annotated(tmp_path):
+    put(tmp_path / "good.jsonl", claude_session(ASKS))
+    put(tmp_path / "empty.json", "")
+    put(tmp_path / "blob.jsonl", b"\x00\x01\x02binary")
+    put(tmp_path / "package.json", '{"name": "app", "version": "1.0.0"}')
+    put(tmp_path / "cut.traj", '{"trajectory": [{"action": "ls", "observation": "a')
+    put(tmp_path / "middle.jsonl", claude_session(ASKS).replace('"type": "user"', '{{{', 1))
+    batch = annotate_paths([tmp_path])
+    assert [Path(i.path).name for i in batch.incidents] == ["good.jsonl"]
+    assert batch.discovery.passed_over == {EMPTY: 1, BINARY: 1, FOREIGN_JSON: 1}
+    assert sorted(Path(s.split(":")[0]).name for s in batch.skipped) == ["cut.traj", "middle.jsonl"]
+
+
+def test_the_command_says_it_in_words_and_never_a_traceback(tmp_path):
+    claude_store(tmp_path)
+    (tmp_path / "nothing").mkdir()
+    runner = CliRunner()
+    result = runner.invoke(app, ["annotate", str(tmp_path / ".claude"), "--json", str(tmp_path / "o.json")],
+                           terminal_width=250)
+    assert result.exit_code == 0, result.output
+    assert "escalated to the human" in result.stdout and "told the human: 50%" in result.stdout
+    assert "2 files passed over" in result.stderr
+    written = json.loads((tmp_path / "o.incidents.json").read_text())
+    assert written["summary"]["with_wall"] == 2 and len(written["sessions"]) == 3
+    empty = runner.invoke(app, ["annotate", str(tmp_path / "nothing")])
+    assert empty.exit_code == 1 and "no trajectory found" in empty.stderr and empty.exception is None or \
+        isinstance(empty.exception, SystemExit)
+
+
+def test_an_unreadable_folder_is_named_and_the_rest_annotated(tmp_path, monkeypatch):
+    put(tmp_path / "ok" / "a.jsonl", claude_session(ASKS))
+    (tmp_path / "locked").mkdir()
+    real_scandir = __import__("os").scandir
+
+    def scandir(path):
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+    monkeypatch.setattr("impasse.analysis.discovery.os.scandir", scandir)
+    batch = annotate_paths([tmp_path])
+    assert len(batch.incidents) == 1 and batch.skipped == [f"{tmp_path / 'locked'}: cannot be read (Permission denied)"]
+
+
+def test_no_step_is_its_own_verdict():
+    empty = NTrajectory("r", "codex", "p", "m", None, "t", [], "unknown")
+    assert verdict_of(empty).kind == "no agent step"
+    cut = NTrajectory("r", "codex", "p", "m", None, "t", [NStep(1, "", [])], "unknown")
+    assert verdict_of(cut).kind == "gave up without a claim"
+
+
+@pytest.mark.skipif(not DEV.is_dir(), reason=f"the real development corpus is not here ({DEV})")
+def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
+    """The dev corpus's Claude Code sessions and Codex rollouts, linked into each agent's own layout."""
+    for path in DEV.glob("claudecode-*.jsonl"):
+        target = tmp_path / ".claude" / "projects" / f"-Users-me-{path.stem.split('__')[1]}" / f"{path.stem}.jsonl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(path)
+    for n, path in enumerate(sorted(DEV.glob("codex-*.jsonl"))):
+        target = tmp_path / ".codex" / "sessions" / "2026" / "05" / f"{n % 28 + 1:02d}" / f"rollout-{path.stem}.jsonl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(path)
+    shutil.copyfile(DEV / "labels.jsonl", tmp_path / ".claude" / "labels.jsonl")  # beside them: not a session
+    batch = annotate_paths([tmp_path / ".claude", tmp_path / ".codex"])
+    assert len(batch.incidents) == 37 and batch.skipped == []
+    summary = folder_summary(batch.incidents)
+    verdicts = summary["verdicts"]
+    assert verdicts["ran out of budget"] == 2  # Claude Code's `Limit reached` and `out of extra usage`
+    assert verdicts["claimed done"] >= 8 and verdicts["aborted"] >= 15  # exports taken mid-session are cut off
+    assert summary["with_wall"] >= 18 and summary["after_wall"]["tokens"] > 1e8
+    limit = next(i for i in batch.incidents if "design1__" in i.path)
+    assert limit.verdict.line.startswith("Limit reached")
