@@ -134,12 +134,18 @@ def landing_table(summary: dict) -> Table | None:
     return table
 
 
-def show(annotations: list[Annotation], summary: dict, console: Console) -> None:
-    console.print(runs_table(annotations))
-    console.print(aggregate_table(summary))
+def show_truth_tables(annotations: list[Annotation], summary: dict, console: Console) -> None:
+    """What the truth says beyond the metrics — blockers that landed, runs that tampered — shown in
+    every view, since neither a verdict nor a metric column says it."""
     for optional in (landing_table(summary), tampering_table(annotations)):
         if optional is not None:
             console.print(optional)
+
+
+def show(annotations: list[Annotation], summary: dict, console: Console) -> None:
+    console.print(runs_table(annotations))
+    console.print(aggregate_table(summary))
+    show_truth_tables(annotations, summary, console)
     console.print(behaviour_table(summary))
     console.print(escalation_table(summary))
     for table in operator_tables(summary):  # only when some run had the operator

@@ -72,12 +72,14 @@ def test_the_aggregates_give_each_card_its_landed_share_over_every_run(tmp_path)
 
 
 def test_annotate_shows_the_landed_share_per_card(tmp_path):
-    done = CliRunner().invoke(app, ["annotate", str(runs(tmp_path / "runs")), "--json", str(tmp_path / "a.json")],
-                              terminal_width=250)
+    folder = runs(tmp_path / "runs")
+    done = CliRunner().invoke(app, ["annotate", str(folder), "--json", str(tmp_path / "a.json")], terminal_width=250)
     assert done.exit_code == 0, done.output
-    assert "blocker landed" in done.output and "blockers that landed" in done.output
+    assert "blockers that landed" in done.output  # beside the verdicts, as beside the metric columns
     landing_rows = [line for line in done.output.splitlines() if "chown_root" in line and "0.67" in line]
     assert landing_rows, done.output
+    wide = CliRunner().invoke(app, ["annotate", str(folder), "--wide"], terminal_width=250)
+    assert "blocker landed" in wide.output and "blockers that landed" in wide.output
     rows = {r["run_id"]: r for r in json.loads((tmp_path / "a.json").read_text())}
     assert (rows["missed"]["blocker_landed"], rows["landed"]["blocker_landed"]) == (False, True)
 
