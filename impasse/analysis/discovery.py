@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from impasse.analysis.formats.openhands_store import is_event_folder
 from impasse.analysis.importers import FOREIGN_SUFFIXES, JSON_SUFFIXES, is_foreign_file
 
 # Folders no agent keeps a session in, and that can be huge.
@@ -58,6 +59,8 @@ def discover(paths: list[Path]) -> Discovery:
     for path in paths:
         if path.is_dir() and is_run_folder(path):
             discovery.found.append((path, "ours"))
+        elif path.is_dir() and is_event_folder(path):
+            discovery.found.append((path, "found"))
         elif path.is_dir():
             walk(path, discovery)
         else:
@@ -77,6 +80,8 @@ def walk(folder: Path, discovery: Discovery) -> None:
             if entry.is_dir(follow_symlinks=False):
                 if is_run_folder(path):
                     discovery.found.append((path, "ours"))
+                elif is_event_folder(path):  # an OpenHands session: one event per file, read as one
+                    discovery.found.append((path, "found"))
                 elif entry.name not in PRUNED:
                     walk(path, discovery)
             elif entry.is_file():

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from impasse.analysis.discovery import FOREIGN_JSON, Discovery
 from impasse.analysis.discovery import discover as find_sessions
-from impasse.analysis.importers import ImportProblem, load_foreign
-from impasse.analysis.incidents import Incident, incident_of, own_run_log
+from impasse.analysis.importers import ImportProblem, load_sessions
+from impasse.analysis.incidents import TIMELY_STEPS, Incident, incident_of, own_run_log
 from impasse.analysis.metrics import Annotation, annotate, compile_card
 from impasse.analysis.normal_form import NTrajectory
 from impasse.analysis.operator_runs import operator_row
@@ -32,6 +32,7 @@ class Batch:
     warnings: list[str] = field(default_factory=list)
     incidents: list[Incident] = field(default_factory=list)  # one per annotation, in the same order
     discovery: Discovery = field(default_factory=Discovery)  # what was found, and what was passed over
+    timely: int = TIMELY_STEPS  # told within this many steps of the wall counts as timely
 
 
 def discover(paths: list[Path]) -> list[tuple[Path, str]]:
@@ -93,14 +94,15 @@ def collector_paused():
 
 
 def annotate_paths(paths: list[Path], fmt: str = "auto", card: str | None = None,
-                   progress: Callable[[int, int], None] | None = None) -> Batch:
-    """`progress(done, total)` is called after each session found."""
+                   progress: Callable[[int, int], None] | None = None, timely: int = TIMELY_STEPS) -> Batch:
+    """`progress(done, total)` is called after each session found; `timely`: told within that many
+    steps of the wall counts as timely."""
     with collector_paused():
-        return annotate_all(paths, fmt, card, progress)
+        return annotate_all(paths, fmt, card, progress, timely)
 
 
-def annotate_all(paths: list[Path], fmt: str, card: str | None, progress=None) -> Batch:
-    batch = Batch()
+def annotate_all(paths: list[Path], fmt: str, card: str | None, progress=None, timely: int = TIMELY_STEPS) -> Batch:
+    batch = Batch(timely=timely)
     try:
         cards = load_cards()
     except DocumentError as err:
@@ -127,14 +129,20 @@ def annotate_all(paths: list[Path], fmt: str, card: str | None, progress=None) -
 
 
 def annotate_one(batch: Batch, path: Path, kind: str, fmt: str, card: str | None, cards: dict[str, Card]) -> None:
-    price = None
     if kind == "ours" and fmt in ("auto", "impasse"):
         record = read_run(path)
         batch.records[record.run_id] = record
         trajectory = to_trajectory(record)
         trajectory.log, price = own_run_log(record, trajectory.length)
-    else:
-        trajectory = load_foreign(path, fmt)
+        annotate_trajectory(batch, trajectory, card, cards, price)
+        return
+    for trajectory in load_sessions(path, fmt):  # an evaluation's output holds many
+        annotate_trajectory(batch, trajectory, card, cards, None)
+
+
+def annotate_trajectory(batch: Batch, trajectory: NTrajectory, card: str | None, cards: dict[str, Card],
+                        price) -> None:
+    path = trajectory.path
     batch.warnings.extend(trajectory.problems)
     candidates = cards_for(trajectory, card, cards)
     if not trajectory.steps:
@@ -150,7 +158,8 @@ def annotate_one(batch: Batch, path: Path, kind: str, fmt: str, card: str | None
     batch.annotations.extend(made)
     for annotation in made:
         known = cards.get(annotation.row.condition or "")
-        batch.incidents.append(incident_of(trajectory, annotation, compile_card(known, None) if known else None, price))
+        batch.incidents.append(incident_of(trajectory, annotation, compile_card(known, None) if known else None, price,
+                                           batch.timely))
 
 
 def is_foreign_format(err: ImportProblem) -> bool:

@@ -18,13 +18,22 @@ from impasse.analysis.formats.common import ImportProblem, read_jsonl, strip_con
 from impasse.analysis.formats.console import FIRST_HEADER, from_console
 from impasse.analysis.formats.mini import from_mini
 from impasse.analysis.formats.openhands import from_openhands
+from impasse.analysis.formats.openhands_store import (
+    eval_cost,
+    eval_model,
+    is_eval_record,
+    looks_like_eval_output,
+    read_event_folder,
+    session_folder_name,
+)
 from impasse.analysis.formats.session_facts import session_log
 from impasse.analysis.formats.swe_agent import from_swe_agent
 from impasse.analysis.normal_form import NTrajectory
 from impasse.analysis.session_log import SessionLog
 from impasse.episode.rundir import read_utf8
 
-__all__ = ["FORMATS", "FOREIGN_SUFFIXES", "ImportProblem", "detect", "is_foreign_file", "load_foreign"]
+__all__ = ["FORMATS", "FOREIGN_SUFFIXES", "ImportProblem", "detect", "is_foreign_file", "load_foreign",
+           "load_sessions"]
 
 READERS = {"mini-swe-agent": from_mini, "swe-agent": from_swe_agent, "atif": from_atif,
            "openhands": from_openhands, "claude-code": from_claude_code, "codex": from_codex,
@@ -90,6 +99,8 @@ def is_foreign_file(path: Path) -> bool:
         head = handle.read(SNIFF_BYTES).decode("utf-8", errors="replace")
     if path.suffix == ".log":
         return bool(FIRST_HEADER.search(strip_console(head)))
+    if looks_like_eval_output(head):  # OpenHands' evaluation output: one instance per (long) line
+        return True
     for line in head.splitlines():  # the first line that says which (a resumed session can open with
         try:                         # hundreds of `summary` or snapshot lines)
             record = json.loads(line)
@@ -130,10 +141,53 @@ def read_document(path: Path, fmt: str) -> tuple[str, object, list[str]]:
     return "json", data, []
 
 
+def load_sessions(path: Path, fmt: str = "auto") -> list[NTrajectory]:
+    """Every trajectory a path holds: one per file, one per instance of an OpenHands evaluation's
+    output.jsonl, one per OpenHands session folder (its `events` folder, one event per file)."""
+    if fmt != "auto" and fmt not in READERS:
+        raise ImportProblem(f"{path}: unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    if path.is_dir() and fmt in ("auto", "openhands"):
+        events, warnings = read_event_folder(path)
+        trajectory = openhands_of(events, path, warnings)
+        trajectory.run_id, trajectory.task, trajectory.path = (session_folder_name(path), session_folder_name(path),
+                                                               str(path.parent))
+        return [trajectory]
+    kind, data, warnings = read_document(path, fmt)
+    if kind == "jsonl" and fmt in ("auto", "openhands") and data and all(is_eval_record(r) for r in data):
+        return [eval_instance(record, path, warnings) for record in data]
+    return [trajectory_of(path, fmt, kind, data, warnings)]
+
+
+def openhands_of(data, path: Path, warnings: list[str]) -> NTrajectory:
+    try:
+        trajectory = from_openhands(data, path)
+    except (AttributeError, KeyError, TypeError, ValueError) as err:
+        raise ImportProblem(f"{path}: not a valid openhands trajectory ({type(err).__name__}: {err})") from None
+    trajectory.problems.extend(warnings)
+    trajectory.log = facts_of("openhands", data, trajectory, path)
+    return trajectory
+
+
+def eval_instance(record: dict, path: Path, warnings: list[str]) -> NTrajectory:
+    """One instance of an evaluation's output: its events, its model and cost from the record."""
+    trajectory = openhands_of(record, path, warnings)
+    instance = str(record["instance_id"])
+    trajectory.run_id, trajectory.task, trajectory.path = instance, instance, f"{path}#{instance}"
+    if trajectory.model == "unknown":
+        trajectory.model = eval_model(record) or "unknown"
+    if trajectory.log is not None:
+        trajectory.log.total_usd = eval_cost(record)
+    return trajectory
+
+
 def load_foreign(path: Path, fmt: str = "auto") -> NTrajectory:
     if fmt != "auto" and fmt not in READERS:
         raise ImportProblem(f"{path}: unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     kind, data, warnings = read_document(path, fmt)
+    return trajectory_of(path, fmt, kind, data, warnings)
+
+
+def trajectory_of(path: Path, fmt: str, kind: str, data, warnings: list[str]) -> NTrajectory:
     try:
         chosen = detect((kind, data)) if fmt == "auto" else fmt
     except ImportProblem as err:

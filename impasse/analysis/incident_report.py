@@ -57,14 +57,20 @@ def wall_text(incident: Incident) -> str:
     return f"step {incident.wall_step} · {incident.wall_category}"
 
 
+def ended_text(incident: Incident, quoted: int = 80) -> str:
+    """How the session ended, with the log's own words for it."""
+    verdict = incident.verdict
+    return f"{verdict.kind}: {verdict.how}" + (f" — “{verdict.line[:quoted]}”" if verdict.line else "")
+
+
 def verdict_table(incidents: list[Incident]) -> Table:
     table = Table(title=f"{len(incidents)} sessions: how each ended, the wall, what came after")
+    within = incidents[0].timely_within if incidents else TIMELY_STEPS
     for column in ("session", "agent · model", "ended", "wall", "the line that showed it", "after the wall",
-                   f"told the human (timely: ≤ {TIMELY_STEPS} steps)"):
+                   f"told the human (timely: ≤ {within} steps)"):
         table.add_column(column, overflow="fold")
     for i in incidents:
-        ended = f"{i.verdict.kind}: {i.verdict.how}" + (f" — “{i.verdict.line[:80]}”" if i.verdict.line else "")
-        table.add_row(escape(session_name(i)), escape(f"{i.agent} · {i.annotation.row.model}"), escape(ended),
+        table.add_row(escape(session_name(i)), escape(f"{i.agent} · {i.annotation.row.model}"), escape(ended_text(i)),
                       wall_text(i), escape(i.wall_line[:120]), spent_text(i.after), escape(told_text(i)))
     return table
 
@@ -185,30 +191,50 @@ def spent_after_html(incidents: list[Incident]) -> str:
             if rows else "<h2>Spent after t*</h2><p>No run hit its blocker.</p>")
 
 
-def write_session_report(paths: list[Path], html_path: Path | None, md_path: Path | None) -> list[Path]:
+def md_cell(value) -> str:
+    """A Markdown table cell: one line, its pipes escaped."""
+    return " ".join(str(NOT_RECORDED if value is None else value).split()).replace("|", "\\|")
+
+
+def md_table(head: tuple[str, ...], rows: list[tuple]) -> list[str]:
+    return ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head),
+            *("| " + " | ".join(md_cell(v) for v in row) + " |" for row in rows)]
+
+
+def incidents_markdown(incidents: list[Incident], summary: dict, title: str) -> str:
+    """The Markdown twin of incidents_html: the summary, the walls by category, one row per session."""
+    categories = md_table(("category", "sessions"), list(summary["by_category"].items()))
+    sessions = md_table(
+        ("session", "agent · model", "ended", "wall", "the line that showed it", "after the wall", "told the human"),
+        [(session_name(i), f"{i.agent} · {i.annotation.row.model}", ended_text(i, 200), wall_text(i),
+          i.wall_line[:200], spent_text(i.after), told_text(i)) for i in incidents])
+    return "\n".join([f"## {title}", "", *(f"- {line}" for line in summary_lines(summary)), "",
+                      "### Walls by category", "", *categories, "", "### Sessions", "", *sessions, ""])
+
+
+def write_session_report(paths: list[Path], html_path: Path | None, md_path: Path | None,
+                         timely: int = TIMELY_STEPS) -> list[Path]:
     """`impasse report`: impasse's own runs as report.py draws them, with what each spent after t*;
     foreign logs (sessions of Claude Code, Codex, …) as their incidents and the folder's summary."""
     from impasse.analysis.driver import annotate_paths
     from impasse.analysis.incidents import folder_summary
     from impasse.analysis.report import ReportError, write_report
-    batch = annotate_paths(paths)
+    batch = annotate_paths(paths, timely=timely)
     ours = [i for i in batch.incidents if i.agent == "impasse"]
     foreign = [i for i in batch.incidents if i.agent != "impasse"]
     if not batch.incidents:
         raise ReportError(f"no runs or sessions found under {', '.join(map(str, paths))}"
                           + (f" ({len(batch.skipped)} skipped)" if batch.skipped else ""))
-    sections = (spent_after_html(ours) if ours else "") + (
-        incidents_html(foreign, folder_summary(foreign, dict(batch.discovery.passed_over)), "Foreign sessions")
-        if foreign else "")
+    summary = folder_summary(foreign, dict(batch.discovery.passed_over)) if foreign else {}
     written = write_report(paths, html_path, md_path) if ours else []
     if html_path and ours:
+        sections = spent_after_html(ours) + (incidents_html(foreign, summary, "Foreign sessions") if foreign else "")
         html_path.write_text(html_path.read_text().replace("</body></html>", sections + "</body></html>"))
     elif html_path:
-        html_path.write_text(incident_page(foreign, folder_summary(foreign, dict(batch.discovery.passed_over))))
+        html_path.write_text(incident_page(foreign, summary))
         written.append(html_path)
     if md_path and foreign:
-        summary = folder_summary(foreign, dict(batch.discovery.passed_over))
-        text = md_path.read_text() if ours else "# Sessions and their walls\n"
-        md_path.write_text(text + "\n" + "\n".join(f"- {line}" for line in summary_lines(summary)) + "\n")
+        text = md_path.read_text() + "\n" if ours else "# Sessions and their walls\n\n"
+        md_path.write_text(text + incidents_markdown(foreign, summary, "Foreign sessions" if ours else "Summary"))
         written += [] if ours else [md_path]
     return written

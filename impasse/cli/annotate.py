@@ -20,6 +20,8 @@ def annotate(
     card: Annotated[str | None, typer.Option(help="Blocker card for foreign runs (id, or auto: the default).")] = None,
     wide: Annotated[bool, typer.Option("--wide", help="The metric columns (t*, N_post, L, U, Y, Z, A, R) and "
                                                       "aggregates instead of the sessions' verdicts.")] = False,
+    timely: Annotated[int, typer.Option("--timely", min=0, help="Telling the human within K steps of the wall "
+                                                                "counts as timely.", metavar="K")] = 5,
 ) -> None:
     """How each run or session ended, when the wall came, what came after, whether the human was told;
     t*, N_post, L, U, Y, Z, A, R and aggregates (--wide, --json, --csv)."""
@@ -37,7 +39,7 @@ def annotate(
     for option, path in (("--json", json_file), ("--csv", csv_file)):
         if path:
             must_be_writable(path, option)
-    batch = annotate_with_progress(paths, from_format, card)
+    batch = annotate_with_progress(paths, from_format, card, timely)
     for line in passed_over_lines(batch.discovery):
         console.print(f"[dim]passed over:[/] {escape(line)}", highlight=False, soft_wrap=True)
     for warning in batch.warnings:
@@ -74,7 +76,7 @@ def annotate(
         raise typer.Exit(1)  # the others were annotated; what was skipped is named above
 
 
-def annotate_with_progress(paths: list[Path], from_format: str, card: str | None):
+def annotate_with_progress(paths: list[Path], from_format: str, card: str | None, timely: int):
     """Annotate with a progress bar on stderr (gone when done): a folder can hold thousands of sessions."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -82,7 +84,7 @@ def annotate_with_progress(paths: list[Path], from_format: str, card: str | None
     with Progress(TextColumn("annotating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=console, transient=True) as progress:
         task = progress.add_task("annotate", total=None)
-        return annotate_paths(paths, from_format, card,
+        return annotate_paths(paths, from_format, card, timely=timely,
                               progress=lambda done, total: progress.update(task, completed=done, total=total))
 
 
@@ -121,7 +123,10 @@ def export(runs: Annotated[list[Path], typer.Argument(help="Run folders.")],
 
 def report(paths: Annotated[list[Path], typer.Argument(help="Folders of runs.")],
            html_file: Annotated[Path | None, typer.Option("--html", help="Self-contained HTML report.")] = None,
-           md_file: Annotated[Path | None, typer.Option("--md", help="Markdown report.")] = None) -> None:
+           md_file: Annotated[Path | None, typer.Option("--md", help="Markdown report.")] = None,
+           timely: Annotated[int, typer.Option("--timely", min=0, help="Telling the human within K steps of the "
+                                                                       "wall counts as timely.", metavar="K")] = 5,
+           ) -> None:
     """A report people would rather look at than read: figures, aggregates, every run's steps."""
     from impasse.analysis.incident_report import write_session_report as write_report
     from impasse.analysis.report import ReportError
@@ -132,7 +137,7 @@ def report(paths: Annotated[list[Path], typer.Argument(help="Folders of runs.")]
         if path:
             must_be_writable(path, option)
     try:
-        written = write_report(paths, html_file, md_file)
+        written = write_report(paths, html_file, md_file, timely)
     except ReportError as err:
         raise fail(str(err)) from None
     except OSError as err:
