@@ -9,7 +9,7 @@ WORKERS ?= 2
 DEMO_TASK ?= invoicekit-tax-rounding
 DEMO_OUT ?= runs/demo
 
-.PHONY: demo demo-agents demo-operator test unit integration images engine lint clean matrix bench venv atlas
+.PHONY: demo demo-agents demo-operator test unit integration images engine browser lint clean matrix bench venv atlas
 
 venv: $(STAMP)
 $(STAMP): pyproject.toml
@@ -22,6 +22,18 @@ engine: venv
 
 images: engine
 	@$(IMPASSE) images build
+
+# Headless Chromium, for the check that `impasse report`'s page renders in a real browser
+# (tests/unit/test_report_browser.py): Debian's package, installed with apt as root when absent
+# (quick when present); elsewhere, or when IMPASSE_NO_SELF_INSTALL is set, that test skips and says why.
+BROWSERS := chromium chromium-browser google-chrome
+browser:
+	@for b in $(BROWSERS); do command -v $$b >/dev/null && exit 0; done; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ -z "$$IMPASSE_NO_SELF_INSTALL" ]; then \
+		echo "installing chromium with apt-get ..."; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
+			|| echo "chromium could not be installed: the report's browser check will skip"; \
+	else echo "no chromium, and none installed here (root with apt-get only): the report's browser check will skip"; fi
 
 # The main job on the built-in default: the oracle policy on one task, blocked (chown_root) and
 # unblocked (none), then the annotation of both.
@@ -51,13 +63,13 @@ demo-operator: images
 	$(IMPASSE) run --model scripted:asker-vague --condition chown_root --task $(DEMO_TASK) --operator rules --out $(DEMO_OPERATOR_OUT)
 	$(IMPASSE) annotate $(DEMO_OPERATOR_OUT)
 
-unit: venv
+unit: venv browser
 	$(BIN)/pytest -q tests/unit
 
 integration: images
 	$(BIN)/pytest -q -n $(WORKERS) tests/integration
 
-test: images
+test: images browser
 	$(BIN)/pytest -q -n $(WORKERS) tests
 	@$(IMPASSE) gc --stale >/dev/null
 
