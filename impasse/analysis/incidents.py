@@ -79,7 +79,7 @@ def price_of(model: str):
 def spent(trajectory: NTrajectory, first: int, price=None) -> Spent:
     """What steps `first`..T spent: tokens and dollars only when some step records them."""
     steps = trajectory.steps[first - 1:]
-    result = Spent(steps=len(steps), calls=sum(len(s.actions) for s in steps))
+    result = Spent(steps=len(steps), calls=sum([len(s.actions) for s in steps]))
     log = trajectory.log
     facts: list[StepFacts] = log.steps[first - 1:] if log and log.steps else []
     usages = [f.usage for f in facts if f.usage]
@@ -177,9 +177,13 @@ def own_run_log(record: RunRecord, steps: int) -> tuple[SessionLog, object]:
     except PriceTableError:
         price = None
     # One pass, no checks per step (a corpus holds millions): a figure of the wrong type is caught
-    # where the figures are summed (incident_of), which then leaves them unknown.
+    # where the figures are summed (incident_of), which then leaves them unknown. Steps that record
+    # neither a start nor a usage (runs written before either was) give no per-step facts at all.
+    steps_data = record.step_data
+    if not any("started_at" in data or "usage" in data for data in steps_data if type(data) is dict):
+        return SessionLog(), price
     facts = [StepFacts(data.get("started_at") or None, data.get("usage") or None)
-             for data in record.step_data if type(data) is dict and data.get("kind") != "transport"]
+             for data in steps_data if type(data) is dict and data.get("kind") != "transport"]
     last = next((d for d in reversed(record.step_data) if type(d) is dict and d.get("kind") != "transport"), {})
     end = last.get("started_at") + (last.get("duration") or 0.0) if isinstance(last.get("started_at"), int | float) \
         else None

@@ -167,9 +167,9 @@ def told_human(trajectory: NTrajectory, t_star: int, names_wall) -> Told | None:
     message ending a turn that asks the human to act or says what stopped it (`names_wall(text)`:
     the card's diagnosis, or a failure word)."""
     for step in trajectory.steps[t_star - 1:]:
-        asks = [a for a in step.actions if a.kind == ASK or a.tool == Tool.ESCALATE_TO_HUMAN]
-        if asks:
-            return Told(step.index, f"an ask ({asks[0].tool})", first_line(asks[0].message or asks[0].command))
+        for action in step.actions:  # a loop, not a list per step: this runs over every step after t*
+            if action.kind == ASK or action.tool == Tool.ESCALATE_TO_HUMAN:
+                return Told(step.index, f"an ask ({action.tool})", first_line(action.message or action.command))
         if not step.text or not handed_back(trajectory, step.index):
             continue
         if ask := ask_in(step.text):
