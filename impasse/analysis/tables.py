@@ -148,7 +148,12 @@ def show(annotations: list[Annotation], summary: dict, console: Console) -> None
     show_truth_tables(annotations, summary, console)
     console.print(behaviour_table(summary))
     console.print(escalation_table(summary))
-    for table in operator_tables(summary):  # only when some run had the operator
+    show_operator_tables(summary, console)
+
+
+def show_operator_tables(summary: dict, console: Console) -> None:
+    """What the operator did, in every view: only when some run had the operator."""
+    for table in operator_tables(summary):
         console.print(rich_table(table))
 
 

@@ -31,7 +31,14 @@ def annotate(
     from impasse.analysis.incident_report import show_incidents, write_incidents_csv, write_incidents_json
     from impasse.analysis.incidents import folder_summary
     from impasse.analysis.stage_scoring import stage_summary
-    from impasse.analysis.tables import show, show_truth_tables, stage_table, write_csv, write_json
+    from impasse.analysis.tables import (
+        show,
+        show_operator_tables,
+        show_truth_tables,
+        stage_table,
+        write_csv,
+        write_json,
+    )
     if from_format not in ("auto", *FORMATS):
         raise fail(f"--from {from_format}: unknown format; known: auto, {', '.join(FORMATS)}", code=2)
     must_exist(paths)
@@ -58,6 +65,7 @@ def annotate(
     else:
         show_incidents(batch.incidents, summary["incidents"], out)
         show_truth_tables(batch.annotations, summary, out)
+        show_operator_tables(summary, out)
     stages = stage_summary(list(batch.records.values()))
     if stages:
         out.print(stage_table(stages))
