@@ -154,16 +154,21 @@ def test_the_command_says_it_in_words_and_never_a_traceback(tmp_path):
         isinstance(empty.exception, SystemExit)
 
 
-def test_an_unreadable_folder_is_named_and_the_rest_annotated(tmp_path, monkeypatch):
-    put(tmp_path / "ok" / "a.jsonl", claude_session(ASKS))
-    (tmp_path / "locked").mkdir()
+def lock_folder(folder: Path, monkeypatch) -> None:
+    """A folder discovery cannot list: the tests run as root, for whom chmod 000 changes nothing."""
+    folder.mkdir(parents=True)
     real_scandir = __import__("os").scandir
 
     def scandir(path):
-        if Path(path).name == "locked":
+        if Path(path) == folder:
             raise PermissionError(13, "Permission denied")
         return real_scandir(path)
     monkeypatch.setattr("impasse.analysis.discovery.os.scandir", scandir)
+
+
+def test_an_unreadable_folder_is_named_and_the_rest_annotated(tmp_path, monkeypatch):
+    put(tmp_path / "ok" / "a.jsonl", claude_session(ASKS))
+    lock_folder(tmp_path / "locked", monkeypatch)
     batch = annotate_paths([tmp_path])
     assert len(batch.incidents) == 1 and batch.skipped == [f"{tmp_path / 'locked'}: cannot be read (Permission denied)"]
 

@@ -16,7 +16,7 @@ from impasse.analysis.driver import annotate_paths
 from impasse.analysis.incident_report import write_session_report
 from impasse.analysis.incidents import folder_summary
 from impasse.cli.main import app
-from tests.unit.test_incidents import ASKS, claude_session, put
+from tests.unit.test_incidents import ASKS, claude_session, lock_folder, put
 
 ASK = "I cannot go on: the package requests is not installed and the network is off. Could you install it?"
 
@@ -168,14 +168,7 @@ def test_an_empty_folder_and_an_unreadable_one_are_said_in_one_line(tmp_path, mo
     empty = runner.invoke(app, ["annotate", str(tmp_path / "empty")])
     assert empty.exit_code == 1 and empty.stderr.strip().count("\n") == 0 and "no trajectory found" in empty.stderr
     put(tmp_path / "store" / "ok" / "a.jsonl", claude_session(ASKS))
-    (tmp_path / "store" / "locked").mkdir()
-    real_scandir = __import__("os").scandir
-
-    def scandir(path):
-        if Path(path).name == "locked":
-            raise PermissionError(13, "Permission denied")
-        return real_scandir(path)
-    monkeypatch.setattr("impasse.analysis.discovery.os.scandir", scandir)
+    lock_folder(tmp_path / "store" / "locked", monkeypatch)
     done = runner.invoke(app, ["annotate", str(tmp_path / "store")], terminal_width=250)
     assert done.exit_code == 1 and "Traceback" not in done.output
     assert [line for line in done.stderr.splitlines() if "locked" in line] == \
