@@ -189,6 +189,8 @@ class Agent:
             return Observation(call.id, call.name, "ok", None), EpisodeEnd(Ending.ESCALATE_TO_HUMAN, reason, self.steps)
         if reply.executor is not None:
             self.executor = reply.executor
+            if self.gold is not None:  # the stage duty's gold goes on where the work is now
+                self.gold.env = self.operator.env
         return Observation(call.id, call.name, reply.text, None), None
 
     def seen(self) -> str:

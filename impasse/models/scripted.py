@@ -224,10 +224,12 @@ class Reporter(ScriptedPolicy):
             yield from self.repair()
         blocked = self.failed()
         yield ModelTurn(self.report("blocked" if blocked else "completed"))
-        if blocked:
-            yield self.call(Tool.ESCALATE_TO_HUMAN, reason=f"I cannot complete the task: {diagnose(self.blocker)}.")
-        else:
+        if not blocked:
             yield self.call(Tool.TASK_COMPLETE, summary="Fixed the bug; the failing tests now pass.")
+            return
+        reason = f"I cannot complete the task: {diagnose(self.blocker)}."
+        yield self.call(Tool.ESCALATE_TO_HUMAN, reason=reason)
+        yield self.call(Tool.ESCALATE_TO_HUMAN, reason=reason)  # an operator's answer does not help: it ends
 
     @property
     def blocker(self) -> str:

@@ -32,14 +32,14 @@ MODES = (replies.MODE,)
 
 
 def check_operator(mode: str | None, gate: str, report_duty: str | None, agent: str) -> None:
-    """The operator answers escalate_to_human under the tool gate, in impasse's own loop; a ValueError
-    names what does not go with it."""
+    """The operator answers escalate_to_human under the tool gate (the stage duty goes on beside it), in
+    impasse's own loop; a ValueError names what does not go with it."""
     if mode is None:
         return
     if mode not in MODES:
         raise ValueError(f"--operator {mode}: unknown; choose {', '.join(MODES)} (or leave it off)")
-    if gate != "tool" or report_duty:
-        raise ValueError("--operator answers escalate_to_human: it takes --gate tool and no --report-duty")
+    if gate != "tool":
+        raise ValueError("--operator answers escalate_to_human: it takes --gate tool")
     if agent != "impasse":
         raise ValueError(f"--operator with --agent {agent}: its escalation tool is not answered yet; the operator "
                          "runs with impasse's own loop")
