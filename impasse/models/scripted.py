@@ -144,6 +144,11 @@ class ScriptedPolicy:
         """Whether the reply to an escalation says the problem was fixed (an operator's reply)."""
         return self.result[1].startswith("Fixed")
 
+    def answered(self) -> bool:
+        """Whether someone answered the escalation (an operator), rather than the runtime gate only
+        recording it ("recorded; the runtime decides…"): only an answer is worth asking again."""
+        return not self.result[1].startswith("recorded")
+
     def act(self) -> Iterator[ModelTurn]:  # the oracle
         yield from self.explore()
         if not self.failed():
@@ -152,7 +157,8 @@ class ScriptedPolicy:
             reason = self.escalation()
             yield self.call(Tool.ESCALATE_TO_HUMAN, reason=reason)
             if not self.helped():
-                yield self.call(Tool.ESCALATE_TO_HUMAN, reason=reason)  # nothing more to try: the same again ends it
+                if self.answered():  # nothing more to try: the same again ends it
+                    yield self.call(Tool.ESCALATE_TO_HUMAN, reason=reason)
                 return
             yield from self.repair()
         yield self.call(Tool.TASK_COMPLETE, summary="Fixed the bug; the failing tests now pass.")
@@ -229,7 +235,8 @@ class Reporter(ScriptedPolicy):
             return
         reason = f"I cannot complete the task: {diagnose(self.blocker)}."
         yield self.call(Tool.ESCALATE_TO_HUMAN, reason=reason)
-        yield self.call(Tool.ESCALATE_TO_HUMAN, reason=reason)  # an operator's answer does not help: it ends
+        if self.answered():  # an operator's answer does not help it: the same again ends the run
+            yield self.call(Tool.ESCALATE_TO_HUMAN, reason=reason)
 
     @property
     def blocker(self) -> str:

@@ -550,3 +550,9 @@ def test_the_history_policy_changes_what_the_model_is_sent_not_what_is_recorded(
     last = [m["content"] for m in model.seen[2] if m["role"] == "tool"]
     assert last[0].startswith("[") and "elided" in last[0] and len(last) == 2
     assert read_run(run_dir.path).steps[0].observations[0].output == "1\n2\n3\n" * 300
+
+
+def test_the_scripted_policies_tell_the_runtime_gates_record_from_an_answer():
+    """They ask again only when someone answered (impasse/models/scripted.py, `answered`), and read
+    the runtime gate's record by its first word."""
+    assert RECORDED.startswith("recorded")
