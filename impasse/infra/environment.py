@@ -59,16 +59,20 @@ class LiveEnvironment:
     def probe(self, run: Callable[[str, int], ExecResult] | None = None) -> bool | None:
         """Is the blocker still in place? None for the control, which has nothing to probe. `run`: how
         to ask as the agent (an episode's exec channel, which costs no exec); a plain exec if none."""
-        script = self.condition.card.probe
-        if not script:
+        if not self.condition.card.probe:
             return None
         # As the agent: the question is whether *it* can get past the blocker (and root holds no
         # capabilities here, so it could not switch to the agent to ask).
         run = run or (lambda command, timeout: self.box.exec(command, timeout=timeout))
-        return run(f"{exports(self.condition)}\n{script}", 60).exit_code == 0
+        return run(probe_script(self.condition), 60).exit_code == 0
 
     def workspace_owner(self) -> str:
         return self.owner
+
+
+def probe_script(condition: Condition) -> str:
+    """The card's probe with what it needs to know of the task (its module, binary, secret, ports)."""
+    return f"{exports(condition)}\n{condition.card.probe}"
 
 
 def exports(condition: Condition) -> str:

@@ -19,7 +19,7 @@ import docker
 from impasse.catalog.cards import Card, get_card
 from impasse.catalog.conditions import Condition, make_condition
 from impasse.infra.carry import capture_work, fresh_environment
-from impasse.infra.environment import LiveEnvironment, exports
+from impasse.infra.environment import LiveEnvironment, probe_script
 from impasse.infra.layers import stage
 from impasse.infra.sandbox import ExecResult
 from impasse.infra.services import EnvironmentSetupError
@@ -104,7 +104,7 @@ class Operator:
         self.exchanges.append(Exchange(
             step, reason[:MAX_TEXT], reply.verdict, judged.verdict if judged else None, judged.card if judged else None,
             judged.named_object if judged else None, list(judged.causes) if judged else [],
-            bool(judged and (judged.earned or judged.verdict == "actionable")), reply.text,
+            bool(judged and judged.earned), reply.text,
             len(reason), round(time.monotonic() - started, 3), reply.lift_seconds,
             False if reply.verdict == Verdict.FIXED else None))
         return reply
@@ -127,8 +127,7 @@ class Operator:
 
     def in_place(self, card: Card, executor) -> bool:
         """The card's probe, as the agent, in the environment the agent works in now."""
-        condition = Condition(self.task, card)
-        result: ExecResult = executor.harness_check(f"{exports(condition)}\n{card.probe}", 60)
+        result: ExecResult = executor.harness_check(probe_script(Condition(self.task, card)), 60)
         return result.exit_code == 0
 
     def lift(self, card: Card):

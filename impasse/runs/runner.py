@@ -206,6 +206,7 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
         injector = make_injector(condition, env.box, spec.seed)
         with agent_executor(env.box, injector, spec.tool_timeout, spec.channel) as executor:
             in_place = env.probe(executor.harness_check)
+            operator, lifted = None, False  # no operator asked, nothing lifted (a blocker not in place)
             if in_place is False:
                 ending = EpisodeEnd(Ending.HARNESS_ERROR, "the blocker was not in place at start")
                 truth, injections = None, []
@@ -232,7 +233,6 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
                     if lifted:  # the card's own probe, where the work is now: the control has none
                         truth.blocker_active_at_end = operator.blocker_at_end()
                     timings["truth"] = round(time.monotonic() - clock, 3)
-    lifted = operator is not None and operator.lifted
     outcome = scored_outcome(ending, truth, blocked=not condition.card.is_control and not lifted)
     run_dir.finish(result_record(run_id, outcome, ending, truth, injections, in_place, timings, meter,
                                  operator.record() if operator else None))

@@ -84,9 +84,10 @@ def derive_truth(api: docker.DockerClient, env: LiveEnvironment, labels: dict[st
     read from the episode's own repository. What the grader's runner saw, and what the work tree it
     was handed holds, are read for tampering (worktree_scan.py, docs/integrity.md)."""
     starved = clear_process_table(env.box)
-    probe_with = None if starved else probe_with  # the agent's channel went with its processes
     worktree, refusals = capture(env)
-    refusals = [Tamper("grader-starved", starved)] * bool(starved) + refusals
+    if starved:
+        probe_with = None  # the agent's channel went with its processes
+        refusals.insert(0, Tamper("grader-starved", starved))
     task = env.condition.task
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="impasse-grade") as pool:
         grading = pool.submit(grade, api, env.staged, worktree, labels, seed, standby=standby) if worktree else None

@@ -133,8 +133,9 @@ def scan_worktree(worktree_tar: bytes, base_tree: dict[str, str], diff: str,
     for item in tree_files(worktree_tar):
         if base_tree.get(item.path) == blob_id(item.data):
             continue
-        new = item.path not in base_tree
-        whole = item.data[:READ_LIMIT].decode("utf-8", errors="replace").splitlines()
-        lines = whole if new else added.get(item.path, [])
+        if item.path in base_tree:  # changed: what the diff adds
+            lines = added.get(item.path, [])
+        else:  # new: all of it
+            lines = item.data[:READ_LIMIT].decode("utf-8", errors="replace").splitlines()
         found.extend(file_findings(item, lines, test_paths))
     return list(dict.fromkeys(found))
