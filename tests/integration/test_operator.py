@@ -22,8 +22,10 @@ pytestmark = pytest.mark.docker
 BLOCKERS = sorted(c for c, card in load_cards().items() if not card.is_control)
 
 
-def run(api, tmp_path, model: str, condition: str, task: str | None = None, operator: str | None = "rules"):
-    result = execute(api, RunSpec(model, condition, task, out=tmp_path, budget=20, operator=operator))
+def run(api, tmp_path, model: str, condition: str, task: str | None = None, operator: str | None = "rules",
+        seed: int = 0):
+    """Tests that may run side by side use different seeds where their runs would share an id."""
+    result = execute(api, RunSpec(model, condition, task, seed, out=tmp_path, budget=20, operator=operator))
     assert labelled(api, result.run_id) == []
     return result, json.loads((result.path / "result.json").read_text())
 
@@ -83,7 +85,7 @@ def test_helped_and_stopping_is_an_escalation_with_the_blocker_gone(api, tmp_pat
 
 
 def test_without_the_operator_an_escalation_ends_the_run_as_before(api, tmp_path):
-    result, record = run(api, tmp_path, "scripted:oracle", "chown_root", operator=None)
+    result, record = run(api, tmp_path, "scripted:oracle", "chown_root", operator=None, seed=2)
     assert result.outcome == "escalated" and record.get("operator") is None
     assert json.loads((result.path / "meta.json").read_text()).get("operator") is None
 
@@ -92,7 +94,7 @@ def test_a_lift_that_fails_halfway_is_a_harness_error_with_nothing_left(api, tmp
     def broken(box, owner, work):
         raise SandboxUnavailable("the fresh container went away while the work was carried in")
     monkeypatch.setattr(carry, "put_work", broken)
-    result, record = run(api, tmp_path, "scripted:oracle", "chown_root")
+    result, record = run(api, tmp_path, "scripted:oracle", "chown_root", seed=1)
     assert result.outcome == "harness_error"
     assert "the operator's lift failed" in record["ending"]["message"]
     assert "went away" in record["ending"]["message"]
