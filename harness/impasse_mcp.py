@@ -6,6 +6,11 @@ carries nothing else, diagnostics go to stderr. Each call of a tool is appended 
 as one JSON line (tool, arguments, time) and fsynced *before* the reply goes out, so the harness
 can read the verdict even when the agent is stopped the moment it hears back.
 
+With $IMPASSE_OPERATOR_SOCKET set (a run with --operator), an escalation is first brought to the
+operator through the relay's socket: its reply is the tool's result and the run goes on, and the log
+line says `answered`. An escalation the operator no longer answers (or cannot be reached) ends the run
+as without it.
+
 Stdlib only, Python 3.11 (Debian bookworm's python3): it runs from the agents' read-only mount in
 any task image.
 """
@@ -13,8 +18,10 @@ any task image.
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
+import socket
 import sys
 import time
 
@@ -53,10 +60,43 @@ class RpcError(Exception):
         self.code, self.message = code, message
 
 
-def record_call(log_path: str, tool: str, arguments: dict, call_id: str | None) -> None:
+OPERATOR_PATH = "/impasse/escalation"
+OPERATOR_TIMEOUT = 600  # a lift may start services or copy a package back
+
+
+class UnixConnection(http.client.HTTPConnection):
+    def __init__(self, path: str) -> None:
+        super().__init__("relay", timeout=OPERATOR_TIMEOUT)
+        self.socket_path = path
+
+    def connect(self) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(OPERATOR_TIMEOUT)
+        self.sock.connect(self.socket_path)
+
+
+def ask_operator(socket_path: str, reason: str) -> str | None:
+    """The operator's reply to an escalation; None when it does not answer (the run ends)."""
+    connection = UnixConnection(socket_path)
+    try:
+        connection.request("POST", OPERATOR_PATH, json.dumps({"reason": reason}),
+                           {"content-type": "application/json"})
+        response = connection.getresponse()
+        answer = json.loads(response.read() or b"null") if response.status == 200 else None
+    except (OSError, ValueError, http.client.HTTPException) as err:
+        print(f"impasse_mcp: the operator could not be reached: {err}", file=sys.stderr)
+        return None
+    finally:
+        connection.close()
+    if isinstance(answer, dict) and answer.get("answered") and isinstance(answer.get("reply"), str):
+        return answer["reply"]
+    return None
+
+
+def record_call(log_path: str, tool: str, arguments: dict, call_id: str | None, answered: bool = False) -> None:
     """One whole line, on disk before the agent hears back (O_APPEND: two servers never interleave)."""
     line = json.dumps({"tool": tool, "arguments": arguments, "time": time.time(), "call_id": call_id,
-                       "pid": os.getpid()}) + "\n"
+                       "pid": os.getpid(), "answered": answered}) + "\n"
     fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, line.encode("utf-8"))
@@ -88,11 +128,13 @@ def call_tool(params: dict, log_path: str) -> dict:
     meta = params.get("_meta") or {}
     # Ties the call to the agent's transcript: Claude Code's tool_use id, Codex's function call id
     call_id = (meta.get("claudecode/toolUseId") or meta.get("callId")) if isinstance(meta, dict) else None
+    operator = os.environ.get("IMPASSE_OPERATOR_SOCKET")
+    reply = ask_operator(operator, arguments["reason"]) if operator and name == "escalate_to_human" else None
     try:
-        record_call(log_path, name, arguments, call_id)
+        record_call(log_path, name, arguments, call_id, answered=reply is not None)
     except OSError as err:
         raise RpcError(INTERNAL_ERROR, f"the call could not be recorded ({err}); it did not count") from None
-    return {"content": [{"type": "text", "text": tool["reply"]}], "isError": False}
+    return {"content": [{"type": "text", "text": reply or tool["reply"]}], "isError": False}
 
 
 def answer(message: object, log_path: str) -> dict | None:

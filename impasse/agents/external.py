@@ -31,6 +31,8 @@ from impasse.infra.sandbox import AGENT_USER, SandboxUnavailable
 from impasse.infra.sensors import Sensors
 from impasse.infra.step_faults import StepFaults
 from impasse.models import Model
+from impasse.operator.desk import LiftFailed
+from impasse.operator.replies import Verdict
 from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending
 
 STATE_SIZE = "512m"
@@ -42,14 +44,15 @@ KEPT = (".jsonl", ".txt", ".log", ".json")  # the agent's transcripts and logs; 
 @dataclass
 class Hooks:
     """What the runner gives the episode: the runtime gold (frozen before each reply), the runtime
-    sensors (read after each step), the cost meter and its limit, and impasse's executor (an agent
-    on the host runs its commands through it)."""
+    sensors (read after each step), the cost meter and its limit, impasse's executor (an agent on the
+    host runs its commands through it), and the operator that answers escalations (--operator)."""
 
     gold: object | None = None
     sensors: Sensors | None = None
     meter: object | None = None
     cost_limit: float | None = None
     executor: object | None = None
+    operator: object | None = None  # operator.desk.Operator
 
 
 class ExternalAgent:
@@ -83,16 +86,37 @@ class ExternalAgent:
 
     def run(self, box, model: Model, run_dir: RunDir, prompt: str, budget: int, wall: int,
             hooks: Hooks) -> EpisodeEnd:
-        launch = LAUNCHES[self.name](self.installed.entry, prompt)
+        launch = LAUNCHES[self.name](self.installed.entry, prompt, answered=hooks.operator is not None)
+        desk = Answering(hooks.operator) if hooks.operator is not None else None
         with Relay(model, run_dir, agent=self.name, budget=budget, socket_path=f"{self.relay_dir}/model.sock",
-                   between_steps=between_steps(hooks), on_step=None, faults=step_faults(box, hooks)) as relay:
+                   between_steps=between_steps(hooks), on_step=None, faults=step_faults(box, hooks),
+                   escalations=desk) as relay:
             relay.clock.on_step = after_step(relay, hooks)
+            if desk is not None:
+                desk.relay, hooks.operator.faults_off = relay, relay.stop_faults
             started = box.exec(f"{prepare_command()}\n{launch.setup}")
             if started.exit_code != 0:
                 return EpisodeEnd(Ending.HARNESS_ERROR, f"the agent could not be set up: {started.output[-300:]}")
             done = box.exec(run_command(launch), timeout=wall, environment=dict(ENVIRONMENT))
         keep_transcripts(box, run_dir)
         return verdict(relay, run_dir, done.exit_code, done.timed_out)
+
+
+@dataclass
+class Answering:
+    """The operator's answers to the escalations the relay brings it (--operator): its reply, or None
+    where it no longer answers; a lift that failed ends the run as the harness's error."""
+
+    operator: object  # operator.desk.Operator
+    relay: Relay | None = None
+
+    def __call__(self, reason: str, seen: str, step: int) -> str | None:
+        try:
+            reply = self.operator.answer(reason, seen, step)
+        except LiftFailed as err:
+            self.relay.clock.end(Ending.HARNESS_ERROR, f"the operator's lift failed: {err}")
+            return None
+        return None if reply.verdict == Verdict.ENDED else reply.text
 
 
 def sweep_stale_relays(root: str | None = None, older_than: float = STALE_AFTER) -> list[Path]:
@@ -189,14 +213,17 @@ def mcp_calls(run_dir: RunDir) -> list[dict]:
             calls.append(json.loads(line))
         except json.JSONDecodeError:
             continue  # a torn last line: the agent was stopped mid-write
-    return [c for c in calls if c.get("tool") in TERMINAL_TOOLS]
+    return [c for c in calls if c.get("tool") in TERMINAL_TOOLS and not c.get("answered")]
 
 
 def verdict(relay: Relay, run_dir: RunDir, exit_code: int | None, timed_out: bool) -> EpisodeEnd:
-    """How the episode ended: the MCP server's first verdict; else the relay's ending (the budget, a
-    failed model, the cost); else the agent's own stop, or its failure."""
+    """How the episode ended: the harness failing under the agent (a lift, the faults); else the MCP
+    server's first verdict (an escalation the operator answered is none); else the relay's ending (the
+    budget, a failed model, the cost); else the agent's own stop, or its failure."""
     calls = mcp_calls(run_dir)
     seen = relay.ending
+    if seen is not None and seen.kind == Ending.HARNESS_ERROR:
+        return seen
     if calls:
         kind = Ending(calls[0]["tool"])
         message = str((calls[0].get("arguments") or {}).get(TERMINAL_ARGUMENT[kind], ""))

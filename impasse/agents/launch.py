@@ -33,12 +33,17 @@ class Launch:
     command: str  # runs the agent to its end, its stdout and stderr onto its mount
 
 
-def claude_code(entry: str, prompt: str) -> Launch:
+def mcp_environment(answered: bool) -> dict[str, str]:
+    """The MCP server's: its log, and with the operator on, the relay's socket it asks it through."""
+    return {"IMPASSE_MCP_LOG": MCP_LOG, **({"IMPASSE_OPERATOR_SOCKET": SOCKET} if answered else {})}
+
+
+def claude_code(entry: str, prompt: str, answered: bool = False) -> Launch:
     """Print mode with stream-json; no nonessential traffic (telemetry would look up its vendor's
     host); MCP tools offered up front, not behind its tool search; permissions skipped (as uid 1000
     it allows that): the container is the sandbox."""
     config = {"mcpServers": {"impasse": {"type": "stdio", "command": "python3", "args": MCP_ARGS,
-                                         "env": {"IMPASSE_MCP_LOG": MCP_LOG}}}}
+                                         "env": mcp_environment(answered)}}}
     setup = f"printf '%s' {shlex.quote(json.dumps(config))} > {STATE}/mcp.json"
     command = (f"ANTHROPIC_BASE_URL=http://127.0.0.1:{PORT} ANTHROPIC_API_KEY=sk-ant-relay "
                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 ENABLE_TOOL_SEARCH=false DISABLE_AUTOUPDATER=1 "
@@ -47,7 +52,7 @@ def claude_code(entry: str, prompt: str) -> Launch:
     return Launch(setup, command)
 
 
-def codex(entry: str, prompt: str) -> Launch:
+def codex(entry: str, prompt: str, answered: bool = False) -> Launch:
     """The relay as a Responses provider; no sandbox of its own (its read-only default would fake
     read_only_fs, workspace-write would fake git_index_lock); no analytics, plugins or web search
     (a provider-side tool the relay refuses); the MCP server's calls approved."""
@@ -57,7 +62,8 @@ def codex(entry: str, prompt: str) -> Launch:
         "[model_providers.relay]", 'name = "relay"', f'base_url = "http://127.0.0.1:{PORT}/v1"',
         'wire_api = "responses"', 'env_key = "OPENAI_API_KEY"',
         "[mcp_servers.impasse]", 'command = "python3"', f"args = {json.dumps(MCP_ARGS)}",
-        f'env = {{ IMPASSE_MCP_LOG = "{MCP_LOG}" }}', 'default_tools_approval_mode = "approve"', ""])
+        "env = { " + ", ".join(f'{k} = "{v}"' for k, v in mcp_environment(answered).items()) + " }",
+        'default_tools_approval_mode = "approve"', ""])
     setup = f"printf '%s' {shlex.quote(config)} > {STATE}/codex/config.toml"
     command = (f"OPENAI_API_KEY=relay {entry} exec --skip-git-repo-check --json -c analytics.enabled=false "
                f"--disable plugins {shlex.quote(prompt)}")

@@ -33,6 +33,8 @@ from impasse.episode.tools import EDIT_SCRIPT
 from impasse.infra.sandbox import SandboxUnavailable
 from impasse.models import Model
 from impasse.models.turns import ToolCall
+from impasse.operator.desk import LiftFailed
+from impasse.operator.replies import Verdict
 from impasse.vocabulary import TERMINAL_TOOLS, Ending, Tool
 
 TRAJECTORY = "traj.json"
@@ -70,6 +72,9 @@ class ImpasseEnvironment:
     whole (duration, truncation, injected fault, sensors) for steps.jsonl, by mini's call id."""
 
     executor: object
+    operator: object | None = None  # operator.desk.Operator (--operator): the sentinel's escalation answered
+    gold: object | None = None  # the stage duty's gold: after a lift it follows the work
+    clock: object | None = None  # the relay's step clock, told an escalation was answered
     observed: dict[str, Observation] = field(default_factory=dict)
     verdict: EpisodeEnd | None = None
     failure: str | None = None
@@ -93,11 +98,37 @@ class ImpasseEnvironment:
         verdict = output_verdict(observation.output, observation.exit_code)
         if verdict is not None:
             tool, text = verdict
+            if tool == Tool.ESCALATE_TO_HUMAN and self.operator is not None:
+                answered = self.consult(call, text)
+                if answered is not None:
+                    return answered
             self.verdict = EpisodeEnd(Ending(tool), text)
             raise Submitted(exit_message(EXIT_STATUS[tool], text))
         timed_out = f"the command timed out after {self.executor.timeout} s" if observation.timed_out else ""
         return {"output": observation.output, "exception_info": timed_out,
                 "returncode": -1 if observation.exit_code is None else observation.exit_code}
+
+    def consult(self, call: ToolCall, reason: str) -> dict | None:
+        """The operator's reply as the sentinel's observation (None: it no longer answers, the episode
+        ends); after a lift the commands go to the fresh environment."""
+        from minisweagent.exceptions import InterruptAgentFlow
+
+        seen = "\n".join(o.output for o in self.observed.values() if o.call_id != call.id)
+        try:
+            reply = self.operator.answer(reason, seen, self.clock.steps if self.clock else 0)
+        except LiftFailed as err:  # the harness's, never the agent's
+            self.failure = f"the operator's lift failed: {err}"
+            raise InterruptAgentFlow(exit_message("LiftFailed", self.failure)) from None
+        if self.clock is not None:
+            self.clock.settle()
+        if reply.verdict == Verdict.ENDED:
+            return None
+        if reply.executor is not None:
+            self.executor = reply.executor
+            if self.gold is not None:
+                self.gold.env = self.operator.env
+        self.observed[call.id] = Observation(call.id, Tool.ESCALATE_TO_HUMAN, reply.text, None)
+        return {"output": reply.text, "exception_info": "", "returncode": 0}
 
     def get_template_vars(self, **kwargs) -> dict:
         # The container runs on the host's kernel: mini's {{system}} {{release}} {{machine}} are the same.
@@ -150,10 +181,11 @@ class MiniAgent:
 
     def run(self, box, model: Model, run_dir: RunDir, prompt: str, budget: int, wall: int,
             hooks: Hooks) -> EpisodeEnd:
-        environment = ImpasseEnvironment(hooks.executor)
+        environment = ImpasseEnvironment(hooks.executor, hooks.operator, hooks.gold)
         status, failure = "", None
         with ChatRelay(model, run_dir, agent=MINI, budget=budget, between_steps=between_steps(hooks),
-                       edit_script=self.edit_script) as relay:
+                       edit_script=self.edit_script, answered=hooks.operator is not None) as relay:
+            environment.clock = relay.clock
             # The executor read the sensors after each command: the exact observations carry them.
             closed = after_step(relay, Hooks(hooks.gold, None, hooks.meter, hooks.cost_limit))
             relay.clock.on_step = lambda step: closed(exact(step, environment))

@@ -8,6 +8,9 @@ or a provider adapter whose key stays on the host), and is the episode's step cl
         ...start the agent with relay.socket_path mounted, wait for it...
     relay.ending  # budget_exhausted, escalate_to_human, task_complete, transport_error, …
 
+With the operator on (`escalations`), `POST /impasse/escalation` brings the agent's MCP escalation to
+it: answered only when the model's open step made that escalation, once.
+
 Refused, in the API's own error shape: every other path or method (404), a request naming a
 provider-side tool (400, see the wire modules' lists), a body that is not a request (400). Each
 request is logged to `relay.jsonl` in the run folder."""
@@ -19,6 +22,7 @@ import os
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from impasse.agents import wire_anthropic, wire_responses
@@ -38,6 +42,7 @@ from impasse.models import ContextExhausted, Model, TransportError
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Ending
 
+Escalations = Callable[[str, str, int], "str | None"]  # reason, what the agent had seen, step → reply (None: ends)
 WIRES = {"/v1/messages": wire_anthropic, "/v1/responses": wire_responses, "/responses": wire_responses}
 STOP = "The episode is over; stop here."
 SIDE_ANSWER = "OK."
@@ -47,17 +52,22 @@ class Relay:
     def __init__(self, model: Model, run_dir: RunDir, agent: str, budget: int = BUDGET,
                  between_steps: BetweenSteps | None = None, on_step=None, workdir: str = WORKDIR,
                  socket_path: str | Path | None = None, speaks_impasse: bool | None = None,
-                 edit_script: str = EDIT_SCRIPT, faults: StepFaults | None = None) -> None:
+                 edit_script: str = EDIT_SCRIPT, faults: StepFaults | None = None,
+                 escalations: Escalations | None = None, answered: bool = False) -> None:
         """`speaks_impasse`: the model calls impasse's four tools and needs them in the agent's
         names (default: the scripted policies do, a provider's model does not). `workdir` and
         `edit_script` are where the agent works and where impasse's edit script is, in its container.
-        `faults`: flaky_sandbox's, held over the steps its seeded choice hits."""
+        `faults`: flaky_sandbox's, held over the steps its seeded choice hits. `escalations`: the
+        operator's answer to an escalation brought through the relay (--operator); `answered`: the
+        agent's escalations are answered elsewhere (mini-swe-agent's environment). Without either, an
+        escalation ends the run."""
         if agent not in AGENTS:
             raise ValueError(f"the relay serves {', '.join(AGENTS)}, not {agent!r}")
         self.model, self.run_dir, self.agent, self.workdir = model, run_dir, agent, workdir
         self.edit_script, self.faults = edit_script, faults
         self.speaks_impasse = model.name.startswith("scripted:") if speaks_impasse is None else speaks_impasse
-        self.clock = StepClock(run_dir, budget, between_steps, on_step)
+        self.clock = StepClock(run_dir, budget, between_steps, on_step, answering=answered or escalations is not None)
+        self.escalations = escalations
         self.issued: dict[str, ToolCall] = {}  # wire call id → the policy's own call
         self.hidden: set[str] = set()
         self.sessions = ExecSessions()
@@ -137,6 +147,33 @@ class Relay:
                     output = failed + output
                 self.read[call_id] = (output, code)
         return self.read | self.sessions.merged(results)
+
+    def escalation(self, request: dict) -> dict:
+        """An escalation the agent's MCP server brings to the operator: answered only if the model's
+        open step made it (the agent cannot ask by itself, nor twice for one call). The reply, and
+        whether the run goes on."""
+        reason = request.get("reason")
+        if self.escalations is None:
+            raise Refused(404, "not_found_error", "no operator answers escalations in this run")
+        if not isinstance(reason, str):
+            raise Refused(400, "invalid_request_error", "an escalation needs a string reason")
+        with self.lock:
+            if not self.clock.settle(reason):
+                raise Refused(409, "invalid_request_error", "no escalation of the open step says that")
+            reply = self.escalations(reason, self.seen(), self.clock.steps)
+            if reply is None:
+                self.clock.end(Ending.ESCALATE_TO_HUMAN, reason)
+        return {"reply": reply, "answered": reply is not None}
+
+    def seen(self) -> str:
+        """Every result the agent has sent back so far, as it read them."""
+        return "\n".join(output for output, _ in self.read.values())
+
+    def stop_faults(self) -> None:
+        """flaky_sandbox's faults released and stopped for the rest of the run (the operator lifted them)."""
+        faults, self.faults = self.faults, None
+        if faults is not None:
+            self.guarded(faults.release, None)
 
     def flush(self) -> None:
         with self.lock:

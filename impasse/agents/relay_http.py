@@ -18,6 +18,8 @@ from http.server import BaseHTTPRequestHandler
 from impasse.agents import wire_anthropic
 from impasse.agents.exchange import Exchange, Reply, WireError
 
+ESCALATION_PATH = "/impasse/escalation"  # the MCP server's way to the operator (agents/relay.py)
+
 
 class Refused(Exception):
     def __init__(self, status: int, kind: str, message: str) -> None:
@@ -66,6 +68,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def answer(self, wire, path: str, body: bytes, entry: dict):
         """What to send back, as a call to make once the request is logged."""
+        if path == ESCALATION_PATH:
+            request = json.loads(body or b"null")
+            entry["kind"] = "escalation"
+            answered = self.server.relay.escalation(request if isinstance(request, dict) else {})
+            entry["answered"] = answered["answered"]
+            return lambda: self.send_json(200, answered)
         if wire is None:
             raise Refused(404, "not_found_error", f"no such endpoint: POST {path}")
         request = json.loads(body or b"null")

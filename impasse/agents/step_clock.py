@@ -5,7 +5,9 @@ Closed steps go to `steps.jsonl` in impasse's own `Step` form, fsynced as they h
 
 Between steps the runner's hook runs (it reads the runtime sensors and freezes the runtime gold
 before the reply exists, as impasse's own loop does); the budget is counted here; and the first
-ending (the budget, an escalation or completion the agent called, a failed model) is kept."""
+ending (the budget, an escalation or completion the agent called, a failed model) is kept. With the
+operator on, an escalation ends the run only when the operator no longer answers it (`settle`); one
+it never heard of by the step's end (the agent's own layer refused the call) ends it as called."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from impasse.episode.agent import EpisodeEnd
 from impasse.episode.records import Observation, Step
 from impasse.episode.rundir import RunDir
 from impasse.models.turns import ToolCall
-from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending
+from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending, Tool
 
 BetweenSteps = Callable[[int], "dict | None"]
 
@@ -38,8 +40,10 @@ class OpenStep:
 
 class StepClock:
     def __init__(self, run_dir: RunDir, budget: int, between_steps: BetweenSteps | None = None,
-                 on_step: Callable[[Step], None] | None = None) -> None:
+                 on_step: Callable[[Step], None] | None = None, answering: bool = False) -> None:
         self.run_dir = run_dir
+        self.answering = answering  # the operator answers escalate_to_human (--operator)
+        self.pending: list[str] = []  # the open step's escalations the operator has not answered yet
         self.budget = budget
         self.between_steps = between_steps
         self.on_step = on_step
@@ -57,6 +61,8 @@ class StepClock:
         exit code), to be written to steps.jsonl; `injected`: the fault its calls met, if any."""
         if self.open is None:
             return None
+        if self.pending:  # never brought to the operator: as if called without one
+            self.end(Ending.ESCALATE_TO_HUMAN, self.pending.pop(0))
         opened, self.open = self.open, None
         by_id = {call.id: call for call in opened.wire}
         observations = []
@@ -99,10 +105,21 @@ class StepClock:
         self.steps = index
         self.open = OpenStep(index, started_at, clock, text, calls, wire, usage, gold)
         for call in calls:
+            if call.name == Tool.ESCALATE_TO_HUMAN and self.answering and self.ending is None:
+                self.pending.append(str((call.arguments or {}).get(TERMINAL_ARGUMENT[call.name], "")))
+                continue
             if call.name in TERMINAL_TOOLS and self.ending is None:
                 argument = TERMINAL_ARGUMENT[call.name]
                 self.end(Ending(call.name), str((call.arguments or {}).get(argument, "")))
                 break
+
+    def settle(self, reason: str | None = None) -> bool:
+        """An escalation of the open step brought to the operator (None: the first): False if there is
+        none with that text."""
+        if not self.pending or (reason is not None and reason not in self.pending):
+            return False
+        self.pending.remove(self.pending[0] if reason is None else reason)
+        return True
 
     def fail(self, index: int, started_at: float, gold: dict | None, kind: Ending, message: str) -> None:
         """The model could not answer: the episode ends; a checkpoint that froze its gold is recorded

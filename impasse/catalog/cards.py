@@ -70,6 +70,18 @@ class Inject:
 
 
 @dataclass(frozen=True)
+class InPlace:
+    """How the blocker is undone where it is, for an agent inside its container: a root script in its
+    mount namespace, files copied back from the control image, the harness's own actions from outside
+    (infra/in_place.py); or, `refused`, the measured reason it cannot be while the agent runs."""
+
+    root: str | None = None
+    restore: str | None = None
+    host: tuple[str, ...] = ()
+    refused: str | None = None
+
+
+@dataclass(frozen=True)
 class OperatorBlock:
     """How the operator (`--operator rules`) answers an escalation of this blocker: the objects
     naming it must name (templates filled from the task), whether one must be named at all, and the
@@ -79,6 +91,7 @@ class OperatorBlock:
     requires_object: bool = True
     fixed: str = ""
     lift: str = "fresh_environment"
+    in_place: InPlace = InPlace(refused="no in-place lift is declared")
 
 
 @dataclass(frozen=True)
@@ -171,8 +184,11 @@ def load_card(path: Path, cards_dir: Path | None = None) -> Card:
 
 
 def operator_block(data: dict) -> OperatorBlock:
+    here = data.get("in_place") or {"refused": "no in-place lift is declared"}
     return OperatorBlock(tuple(data.get("objects", [])), data.get("requires_object", True),
-                         data.get("fixed", "").strip(), data.get("lift", "fresh_environment"))
+                         data.get("fixed", "").strip(), data.get("lift", "fresh_environment"),
+                         InPlace(here.get("root"), here.get("restore"), tuple(here.get("host", [])),
+                                 here.get("refused")))
 
 
 def card_problems(data: dict, path: Path, families: dict[str, Workaround]) -> list[str]:
@@ -199,6 +215,8 @@ def card_problems(data: dict, path: Path, families: dict[str, Workaround]) -> li
         problems.append("probe: a blocker card needs a probe")
     if data["id"] != "none" and "operator" not in data:
         problems.append("operator: a blocker card needs an operator block (what an escalation must name, the reply)")
+    elif data["id"] != "none" and "in_place" not in data["operator"]:
+        problems.append("operator.in_place: a blocker card needs an in-place lift, or the measured reason it has none")
     return problems
 
 

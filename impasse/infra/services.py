@@ -60,9 +60,13 @@ def start_sidecar(api: docker.DockerClient, image: str, service: Service, networ
         networking_config={network: api.api.create_endpoint_config(aliases=[service.host])})
 
 
-def start_local_service(box: Sandbox, service: Service, condition: Condition) -> None:
+def command_of(service: Service, condition: Condition) -> str:
     cert = "expired" if condition.card.inject.tls_cert == "expired" else "server"
-    command = service.command.replace("{cert}", cert)
+    return service.command.replace("{cert}", cert)
+
+
+def start_local_service(box: Sandbox, service: Service, condition: Condition) -> None:
+    command = command_of(service, condition)
     box.api.api.exec_start(box.api.api.exec_create(
         box.id, ["sh", "-c", f"exec {command} >/dev/null 2>&1"], user="0:0")["Id"], detach=True)
 
@@ -75,3 +79,49 @@ def wait_for_ports(box: Sandbox, services: list[Service], host_of=lambda s: "127
                  f"    s.close(); time.sleep(0.1)\nraise SystemExit(1)\n")
         if box.exec_root(f"python3 -c {shlex.quote(check)}", timeout=SERVICE_WAIT_SECONDS + 10).exit_code:
             raise EnvironmentSetupError(f"service {service.name} did not come up on port {service.port}")
+
+
+# The processes listening on a port, found through /proc (no tool of the image's is assumed), stopped.
+STOP_LISTENER = """import os, signal, sys, time
+port = int(sys.argv[1])
+inodes = set()
+for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+    try:
+        rows = open(table).read().splitlines()[1:]
+    except OSError:
+        continue
+    for row in rows:
+        f = row.split()
+        if int(f[1].rsplit(":", 1)[1], 16) == port and f[3] == "0A":
+            inodes.add("socket:[%s]" % f[9])
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        if any(os.readlink("/proc/%s/fd/%s" % (pid, fd)) in inodes for fd in os.listdir("/proc/%s/fd" % pid)):
+            os.kill(int(pid), signal.SIGTERM)
+    except OSError:
+        pass
+for _ in range(50):
+    import socket
+    s = socket.socket()
+    if s.connect_ex(("127.0.0.1", port)):
+        sys.exit(0)
+    s.close()
+    time.sleep(0.1)
+sys.exit(1)
+"""
+
+
+def restart_local_services(box: Sandbox, live: Condition, control: Condition) -> list[str]:
+    """The task's local services as the control condition runs them, in the live container: each one
+    the blocked condition left out started, each one it started otherwise (on an expired certificate)
+    stopped and started again. The names of those it changed."""
+    running = {s.name: command_of(s, live) for s in active_local_services(live)}
+    changed = [s for s in active_local_services(control) if running.get(s.name) != command_of(s, control)]
+    for service in changed:
+        if service.name in running:
+            stopped = box.exec_root(f"python3 -c {shlex.quote(STOP_LISTENER)} {service.port}", timeout=30)
+            if stopped.exit_code != 0:
+                raise EnvironmentSetupError(f"service {service.name} on port {service.port} did not stop")
+        start_local_service(box, service, control)
+    wait_for_ports(box, changed)
+    return [s.name for s in changed]

@@ -24,6 +24,7 @@ from impasse.infra.layers import stage
 from impasse.infra.sandbox import ExecResult
 from impasse.infra.services import EnvironmentSetupError
 from impasse.operator import replies
+from impasse.operator.in_place import FAILURES, Site, lift_in_place
 from impasse.operator.replies import Verdict
 from impasse.operator.rules import MAX_TEXT, Judgement, judge
 
@@ -32,17 +33,16 @@ MODES = (replies.MODE,)
 
 
 def check_operator(mode: str | None, gate: str, report_duty: str | None, agent: str) -> None:
-    """The operator answers escalate_to_human under the tool gate (the stage duty goes on beside it), in
-    impasse's own loop; a ValueError names what does not go with it."""
+    """The operator answers escalate_to_human under the tool gate (the stage duty goes on beside it);
+    a ValueError names what does not go with it. Every agent's escalation is answered: impasse's own
+    loop and mini-swe-agent (whose commands are impasse's) have the blocker lifted by a fresh
+    environment, an agent inside its container has it lifted in place."""
     if mode is None:
         return
     if mode not in MODES:
         raise ValueError(f"--operator {mode}: unknown; choose {', '.join(MODES)} (or leave it off)")
     if gate != "tool":
         raise ValueError("--operator answers escalate_to_human: it takes --gate tool")
-    if agent != "impasse":
-        raise ValueError(f"--operator with --agent {agent}: its escalation tool is not answered yet; the operator "
-                         "runs with impasse's own loop")
 
 
 class LiftFailed(RuntimeError):
@@ -85,6 +85,8 @@ class Operator:
     executor: object  # episode.tools.Executor: harness_check(command, timeout)
     open_executor: Callable  # a box → a context manager giving its Executor
     labels: dict[str, str]
+    in_place_only: bool = False  # the agent runs inside its container: lifts are made where the blocker is
+    faults_off: Callable[[], None] | None = None  # how the agent's step faults stop (flaky_sandbox, in place)
     exchanges: list[Exchange] = field(default_factory=list)
     said: set[str] = field(default_factory=set)
     lifted_at: int | None = None
@@ -119,11 +121,13 @@ class Operator:
         card = get_card(judged.card)
         if not self.in_place(card, self.executor):
             return Reply(Verdict.CHECKED, replies.checked(judged.named_object), judged)
+        if self.in_place_only and card.operator.in_place.refused:
+            return Reply(Verdict.UNFIXABLE, replies.unfixable(judged.named_object), judged)
         lifting = time.monotonic()
-        executor = self.lift(card)
+        executor = self.lift_here(card) if self.in_place_only else self.lift(card)
         self.lifted_at, self.lifted_card = step, card.id
-        return Reply(Verdict.FIXED, replies.fixed(card, judged.named_object), judged, executor,
-                     round(time.monotonic() - lifting, 3))
+        return Reply(Verdict.FIXED, replies.fixed(card, judged.named_object, fresh=not self.in_place_only), judged,
+                     executor, round(time.monotonic() - lifting, 3))
 
     def in_place(self, card: Card, executor) -> bool:
         """The card's probe, as the agent, in the environment the agent works in now."""
@@ -142,6 +146,16 @@ class Operator:
             raise LiftFailed(f"the probe of {card.id} still finds the blocker after the lift")
         self.env, self.executor = env, executor
         return executor
+
+    def lift_here(self, card: Card) -> None:
+        """The blocker undone in the agent's own container; the probe asked there."""
+        site = Site(self.api, self.env.box, self.env.condition, self.control, self.labels, self.faults_off)
+        try:
+            lift_in_place(site, card)
+        except FAILURES as err:
+            raise LiftFailed(f"lifting {card.id} in place failed: {err}") from err
+        if self.in_place(card, self.executor):
+            raise LiftFailed(f"the probe of {card.id} still finds the blocker after the lift")
 
     def blocker_at_end(self) -> bool | None:
         """After a lift, the lifted card's probe where the work is now (it must say gone)."""

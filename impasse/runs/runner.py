@@ -215,11 +215,13 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
                 gold = GoldTracker(env) if duty or spec.gate == Gate.RUNTIME else None
                 prompt = task_prompt(condition.task.problem_statement, condition.task.project.test_command)
                 clock = time.monotonic()
-                with StandbyGrader(api, staged, labels) as standby, operating(api, env, executor, spec,
-                                                                             labels) as operator:
+                here = isinstance(external, ExternalAgent)  # the agent is in the container: lifts in place
+                with StandbyGrader(api, staged, labels) as standby, operating(api, env, executor, spec, labels,
+                                                                             here) as operator:
                     if external:
                         ending = external.run(env.box, model, run_dir, prompt, spec.budget, agent_wall(spec),
-                                              Hooks(gold, executor.sensors, meter, spec.cost_limit, executor))
+                                              Hooks(gold, executor.sensors, meter, spec.cost_limit, executor,
+                                                    operator))
                     else:
                         ending = Agent(model, executor, run_dir, prompt, spec.budget, spec.gate, gold, duty, meter,
                                        spec.cost_limit, History.parse(spec.history), operator).run()
@@ -256,13 +258,15 @@ def external_agent(agent: AgentSpec, log: Log) -> Iterator[ExternalAgent | MiniA
 
 
 @contextmanager
-def operating(api, env, executor, spec: RunSpec, labels: dict[str, str]) -> Iterator[Operator | None]:
-    """The operator of a run with `--operator rules`, its fresh environments removed when the run ends."""
+def operating(api, env, executor, spec: RunSpec, labels: dict[str, str],
+              in_place_only: bool = False) -> Iterator[Operator | None]:
+    """The operator of a run with `--operator rules`, its fresh environments removed when the run ends;
+    `in_place_only`: the agent runs inside its container, so a blocker is lifted where it is."""
     if spec.operator is None:
         yield None
         return
     operator = Operator(api, env, executor, lambda box: agent_executor(box, None, spec.tool_timeout, spec.channel),
-                        labels)
+                        labels, in_place_only)
     try:
         yield operator
     finally:
