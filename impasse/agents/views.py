@@ -13,7 +13,7 @@ from impasse.agents.exchange import Exchange, Reply
 from impasse.agents.tool_names import AgentCall, Offered, to_agent, to_impasse
 from impasse.episode.tools import TOOLS, render
 from impasse.models.turns import ModelTurn, ToolCall
-from impasse.vocabulary import Tool
+from impasse.vocabulary import TERMINAL_TOOLS, Tool
 
 
 def wire_message(call: AgentCall) -> dict:
@@ -88,6 +88,8 @@ def in_impasse_words(call: ToolCall | None, output: str, code: int | None) -> tu
     not found`, exit 1): the policies read those words as "this edit is already in" and go on."""
     if call is not None and call.name == Tool.EDIT_FILE and code != 0 and any(w in output for w in NOT_FOUND):
         return f"edit_file: old_str not found in {(call.arguments or {}).get('path', '')}\n{output}", 1
+    if call is not None and call.name in TERMINAL_TOOLS:  # a verdict tool's reply: its words
+        return output, None
     return output, code
 
 

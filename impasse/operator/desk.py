@@ -10,6 +10,7 @@ again, ends the run as an escalation, as it would without the operator."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -19,7 +20,7 @@ import docker
 from impasse.catalog.cards import Card, get_card
 from impasse.catalog.conditions import Condition, make_condition
 from impasse.infra.carry import capture_work, fresh_environment
-from impasse.infra.environment import LiveEnvironment, probe_script
+from impasse.infra.environment import LiveEnvironment, probe_script, workspace_owner
 from impasse.infra.layers import stage
 from impasse.infra.sandbox import ExecResult
 from impasse.infra.services import EnvironmentSetupError
@@ -156,6 +157,9 @@ class Operator:
             raise LiftFailed(f"lifting {card.id} in place failed: {err}") from err
         if self.in_place(card, self.executor):
             raise LiftFailed(f"the probe of {card.id} still finds the blocker after the lift")
+        # The same container, now as the control has it: the work is graded on the control's image, as
+        # after a fresh environment, and read as the work tree's owner now.
+        self.env = dataclasses.replace(self.env, staged=self.control, owner=workspace_owner(self.env.box))
 
     def blocker_at_end(self) -> bool | None:
         """After a lift, the lifted card's probe where the work is now (it must say gone)."""
