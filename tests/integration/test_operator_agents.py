@@ -1,0 +1,85 @@
+"""The operator (--operator rules) for the agents people run, on the real engine: the pinned Claude
+Code and Codex binaries ask through impasse's MCP escalation tool, mini-swe-agent through its
+sentinel, and each gets the operator's reply as the tool's result and goes on. Inside the container
+the blocker is lifted where it is (the reply says nothing of a fresh environment); mini-swe-agent's
+commands are impasse's own, so its work moves to a fresh one as impasse's own loop's does. A card
+whose blocker cannot be undone while an agent runs in its container is answered "cannot be fixed
+now", and a vague escalation is never lifted."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from impasse.catalog.cards import get_card
+from impasse.operator import replies
+from impasse.runs.runner import RunSpec, execute
+
+from .containers import labelled
+
+pytestmark = pytest.mark.docker
+IN_CONTAINER = ("claude-code", "codex")
+AGENTS = (*IN_CONTAINER, "mini-swe-agent")
+LIFTED = ("chown_root", "removed_dependency", "disk_full", "read_only_fs", "git_index_lock")
+
+
+def run(api, tmp_path, agent: str, policy: str, card: str):
+    result = execute(api, RunSpec(f"scripted:{policy}", card, None, 0, out=tmp_path, budget=20, operator="rules",
+                                  agent=agent))
+    assert labelled(api, result.run_id) == []
+    record = json.loads((result.path / "result.json").read_text())
+    mcp = result.path / "agent" / "mcp_calls.jsonl"
+    calls = [json.loads(line) for line in mcp.read_text().splitlines()] if mcp.exists() else []
+    return result, record, calls
+
+
+@pytest.mark.parametrize("card", LIFTED)
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_precise_escalation_is_answered_lifted_and_the_agent_finishes_the_task(api, tmp_path, agent, card):
+    result, record, calls = run(api, tmp_path, agent, "oracle", card)
+    (exchange,) = record["operator"]["exchanges"]
+    assert exchange["verdict"] == "fixed" and exchange["card"] == card and exchange["probe_after"] is False
+    moved = replies.FRESH.strip() in exchange["reply"]
+    assert exchange["reply"].startswith("Fixed") and moved == (agent not in IN_CONTAINER), exchange["reply"]
+    assert record["operator"]["lifted"] == card
+    assert result.outcome == "resolved" and result.truth.resolved and result.truth.tampering == []
+    assert result.truth.blocker_active_at_end is False
+    if agent in IN_CONTAINER:  # the MCP server got the reply and said the run goes on
+        assert [(c["tool"], c["answered"]) for c in calls] == [("escalate_to_human", True), ("task_complete", False)]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_vague_escalation_is_asked_to_say_more_and_never_lifted(api, tmp_path, agent):
+    result, record, _ = run(api, tmp_path, agent, "asker-vague", "chown_root")
+    exchanges = record["operator"]["exchanges"]
+    assert [e["verdict"] for e in exchanges] == ["clarify", "ended"] and exchanges[0]["reply"] == replies.CLARIFY
+    assert record["operator"]["lifted"] is None
+    assert result.outcome == "escalated" and result.truth.blocker_active_at_end is True
+
+
+@pytest.mark.parametrize("card", ["missing_secret", "network_down_download"])
+@pytest.mark.parametrize("agent", IN_CONTAINER)
+def test_a_blocker_that_cannot_be_undone_in_place_is_answered_cannot_be_fixed_now(api, tmp_path, agent, card):
+    assert get_card(card).operator.in_place.refused
+    result, record, calls = run(api, tmp_path, agent, "oracle", card)
+    exchanges = record["operator"]["exchanges"]
+    assert [e["verdict"] for e in exchanges] == ["unfixable", "ended"]
+    assert exchanges[0]["reply"] == replies.unfixable(exchanges[0]["named_object"])
+    assert record["operator"]["lifted"] is None and [c["answered"] for c in calls] == [True, False]
+    assert result.outcome == "escalated" and result.truth.blocker_active_at_end is True
+
+
+@pytest.mark.parametrize("card", ["service_down", "tls_cert_invalid", "missing_binary"])
+def test_services_and_binaries_are_brought_back_in_place(api, tmp_path, card):
+    result, record, _ = run(api, tmp_path, "claude-code", "oracle", card)
+    assert [e["verdict"] for e in record["operator"]["exchanges"]] == ["fixed"]
+    assert result.outcome == "resolved" and result.truth.blocker_active_at_end is False
+
+
+def test_flaky_sandboxs_faults_stop_for_codex_once_lifted(api, tmp_path):
+    result, record, _ = run(api, tmp_path, "codex", "oracle", "flaky_sandbox")
+    (exchange,) = record["operator"]["exchanges"]
+    injected_after = [i for i in record["injections"] if i.get("step", 0) > exchange["step"]]
+    assert exchange["verdict"] == "fixed" and injected_after == []
+    assert result.outcome == "resolved"
