@@ -61,6 +61,7 @@ demo-operator: images
 	@rm -rf $(DEMO_OPERATOR_OUT)
 	$(IMPASSE) run --model scripted:oracle --condition chown_root --task $(DEMO_TASK) --operator rules --out $(DEMO_OPERATOR_OUT)
 	$(IMPASSE) run --model scripted:asker-vague --condition chown_root --task $(DEMO_TASK) --operator rules --out $(DEMO_OPERATOR_OUT)
+	$(IMPASSE) run --model scripted:oracle --condition chown_root --task $(DEMO_TASK) --operator rules --agent claude-code --out $(DEMO_OPERATOR_OUT)
 	$(IMPASSE) annotate $(DEMO_OPERATOR_OUT)
 
 unit: venv browser

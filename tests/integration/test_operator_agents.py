@@ -83,3 +83,18 @@ def test_flaky_sandboxs_faults_stop_for_codex_once_lifted(api, tmp_path):
     injected_after = [i for i in record["injections"] if i.get("step", 0) > exchange["step"]]
     assert exchange["verdict"] == "fixed" and injected_after == []
     assert result.outcome == "resolved"
+
+
+def test_an_in_place_lift_that_fails_halfway_is_a_harness_error_with_nothing_left(api, tmp_path, monkeypatch):
+    from impasse.infra.in_place import LiftError
+    from impasse.operator import in_place
+
+    def broken(box, script, data=None, timeout=120):
+        raise LiftError("nsenter: cannot open /proc/1/ns/mnt: No such file or directory")
+
+    monkeypatch.setattr(in_place, "as_real_root", broken)
+    result, record, calls = run(api, tmp_path, "claude-code", "oracle", "chown_root")
+    assert result.outcome == "harness_error"
+    assert record["ending"]["message"].startswith("the operator's lift failed: lifting chown_root in place failed")
+    assert "nsenter" in record["ending"]["message"] and record["operator"]["lifted"] is None
+    assert [c["answered"] for c in calls] == [False]  # the agent was told its escalation was recorded

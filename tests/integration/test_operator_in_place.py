@@ -25,22 +25,23 @@ LIFTED = sorted(c for c, card in load_cards().items() if not card.is_control and
 
 @pytest.mark.parametrize("card_id", LIFTED)
 def test_every_liftable_card_is_undone_in_the_running_container(api, card_id):
-    card = get_card(card_id)
+    card, labels = get_card(card_id), {"impasse.run_id": f"test-operator-in-place-{card_id}"}  # side by side
     staged = stage(api, make_condition(default_task(card), card))
-    with open_environment(api, staged, LABELS) as env, agent_executor(env.box, None, 60) as executor:
+    with open_environment(api, staged, labels) as env, agent_executor(env.box, None, 60) as executor:
         assert env.probe(executor.harness_check) is True
         before = env.box.container.id
-        operator = Operator(api, env, executor, lambda box: None, LABELS, in_place_only=True)
+        operator = Operator(api, env, executor, lambda box: None, labels, in_place_only=True)
         try:
             operator.lift_here(card)  # raises LiftFailed where the probe still finds the blocker
         finally:
             operator.close()
         assert env.probe(executor.harness_check) is False
-        assert env.box.container.id == before and operator.env is env  # the same container: nothing moved
+        assert env.box.container.id == before and operator.env.box is env.box  # the same container: nothing moved
+        assert operator.env.staged is operator.control  # graded from now on as the control's image has it
         if card_id in ("chown_root", "read_only_fs", "disk_full", "git_index_lock"):
             wrote = env.box.exec("touch /workspace/.written && git add -A && git commit -qm lifted && echo ok")
             assert wrote.output.strip().endswith("ok"), wrote.output
-    assert labelled(api, LABELS["impasse.run_id"]) == []  # the control container restore used is gone too
+    assert labelled(api, labels["impasse.run_id"]) == []  # the control container restore used is gone too
 
 
 def test_network_down_downloads_reason_holds_the_engine_refuses_a_network_to_such_a_container(api):
