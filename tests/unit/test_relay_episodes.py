@@ -48,14 +48,6 @@ def make_workspace(root: Path, extra: dict[str, str] | None = None) -> Path:
     return root
 
 
-@pytest.fixture
-def run_dir(tmp_path):
-    run = RunDir(tmp_path / "run")
-    run.path.mkdir()
-    run.steps.touch()
-    return run
-
-
 def policy(test_command: str, kind=ScriptedPolicy, name: str = "oracle"):
     return kind(name, Playbook((Edit("calc.py", BUGGY, FIXED),), test_command, False), seed=0)
 

@@ -8,10 +8,8 @@ from __future__ import annotations
 import importlib.util
 import json
 
-import pytest
-
 from impasse.agents.relay import Relay
-from impasse.episode.rundir import RunDir, read_steps
+from impasse.episode.rundir import read_steps
 from impasse.models.scripted import Edit, Playbook, ScriptedPolicy
 from impasse.models.turns import ModelTurn, ToolCall
 from impasse.paths import HARNESS
@@ -60,14 +58,6 @@ class ThroughMcp(ClaudeCode):
         answer = impasse_mcp.call_tool({"name": block["name"].removeprefix("mcp__impasse__"),
                                         "arguments": block["input"]}, self.log)
         return {"type": "tool_result", "tool_use_id": block["id"], "content": answer["content"]}
-
-
-@pytest.fixture
-def run_dir(tmp_path):
-    run = RunDir(tmp_path / "run")
-    run.path.mkdir()
-    run.steps.touch()
-    return run
 
 
 def policy():

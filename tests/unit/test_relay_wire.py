@@ -40,14 +40,6 @@ class Counting(ScriptedPolicy):
 
 
 @pytest.fixture
-def run_dir(tmp_path):
-    run = RunDir(tmp_path / "run")
-    run.path.mkdir()
-    run.steps.touch()
-    return run
-
-
-@pytest.fixture
 def policy():
     return Counting("oracle", Playbook((Edit("calc.py", "a\n", "b\n"),), "true", False), seed=0)
 
