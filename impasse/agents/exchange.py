@@ -34,6 +34,7 @@ class Exchange:
     tools: list[dict]
     offered: Offered
     refused: list[str] = field(default_factory=list)
+    usage_chunk: bool = False  # a streamed chat completion that asked for its usage in a last chunk
 
 
 @dataclass

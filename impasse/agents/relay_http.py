@@ -107,7 +107,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("connection", "close")
         self.end_headers()
         self.close_connection = True
-        chunks = (f"event: {kind}\ndata: {json.dumps(data)}\n\n" for kind, data in wire.events(reply, exchange.model))
+        asked = {"usage": True} if exchange.usage_chunk else {}
+        chunks = (sse_event(kind, data) for kind, data in wire.events(reply, exchange.model, **asked))
         self.wfile.write("".join(chunks).encode())
         self.wfile.flush()
         with contextlib.suppress(OSError):  # the stream's end, now: the agent need not wait for the step's write
@@ -127,6 +128,12 @@ class Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
+
+
+def sse_event(kind: str | None, data: dict | str) -> str:
+    """One server-sent event; Chat Completions' chunks have no event name, and its end is `[DONE]`."""
+    name = f"event: {kind}\n" if kind else ""
+    return f"{name}data: {data if isinstance(data, str) else json.dumps(data)}\n\n"
 
 
 class TcpRelayServer(socketserver.ThreadingMixIn, socketserver.TCPServer):

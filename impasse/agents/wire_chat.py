@@ -1,23 +1,25 @@
 """The OpenAI Chat Completions wire (`POST /v1/chat/completions`), as mini-swe-agent 2.4.6 speaks
-it through litellm: the whole conversation in `messages` on every call (system, user, assistant
-with `tool_calls`, `tool` results by `tool_call_id`), one function tool (`bash`), no streaming.
-The reply is a `chat.completion` object.
+it through litellm and as the OpenAI SDKs of other agents speak it: the whole conversation in
+`messages` on every call (system, user, assistant with `tool_calls`, `tool` results by
+`tool_call_id`, a result's content a string or an array of text parts). The reply is a
+`chat.completion` object, or with `stream: true` its `chat.completion.chunk`s as server-sent events
+ending in `[DONE]` (the usage in a last chunk where `stream_options.include_usage` asks for it).
 
-Refused: a streamed request (mini never asks for one, and an answer in another shape would only
-fail later), and the provider-side tools Chat Completions has — `web_search_options` (the search
-models' web search) and any tool whose type is not `function`."""
+Refused: the provider-side tools Chat Completions has — `web_search_options` (the search models'
+web search) and any tool whose type is not `function`."""
 
 from __future__ import annotations
 
 import json
 import time
 import uuid
+from collections.abc import Iterator
 
 from impasse.agents.exchange import Exchange, Reply, Turn, WireError, function_tool, text_of
 from impasse.agents.tool_names import AgentCall, Offered, ToolResult
 from impasse.agents.wire_responses import error  # the same OpenAI error body
 
-__all__ = ["error", "read_request", "reply_body"]
+__all__ = ["error", "events", "read_request", "reply_body"]
 
 
 def refused_tools(body: dict) -> list[str]:
@@ -29,15 +31,15 @@ def read_request(body: dict) -> Exchange:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise WireError("messages: field required (a non-empty list)")
-    if body.get("stream"):
-        raise WireError("stream: the relay answers chat completions whole; leave `stream` unset")
     turns: list[Turn] = []
     for message in messages:
         if not isinstance(message, dict):
             raise WireError("messages: each message is an object")
         read_message(message, turns)
     tools, offered = read_tools(body.get("tools") or [])
-    return Exchange("chat", str(body.get("model", "")), False, turns, tools, offered, refused_tools(body))
+    usage = bool((body.get("stream_options") or {}).get("include_usage"))
+    return Exchange("chat", str(body.get("model", "")), bool(body.get("stream")), turns, tools, offered,
+                    refused_tools(body), usage_chunk=usage)
 
 
 def read_message(message: dict, turns: list[Turn]) -> None:
@@ -83,3 +85,22 @@ def reply_body(reply: Reply, model: str) -> dict:
             "model": model, "choices": [{"index": 0, "message": message,
                                          "finish_reason": "tool_calls" if reply.calls else "stop"}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}}
+
+
+def events(reply: Reply, model: str, usage: bool = False) -> Iterator[tuple[None, dict | str]]:
+    """The reply as chunks: the role and text, each tool call whole at its index, the finish reason,
+    the usage where asked for, then `[DONE]` (no event names: the SDKs read `data:` lines only)."""
+    whole = reply_body(reply, model)
+    message, head = whole["choices"][0]["message"], {k: whole[k] for k in ("id", "created", "model")}
+    chunk = head | {"object": "chat.completion.chunk"}
+
+    def choice(delta: dict, finish: str | None = None) -> dict:
+        return chunk | {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    yield None, choice({"role": "assistant", "content": message["content"] or ""})
+    for index, call in enumerate(message.get("tool_calls") or []):
+        yield None, choice({"tool_calls": [{"index": index} | call]})
+    yield None, choice({}, whole["choices"][0]["finish_reason"])
+    if usage:
+        yield None, chunk | {"choices": [], "usage": whole["usage"]}
+    yield None, "[DONE]"

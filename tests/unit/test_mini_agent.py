@@ -155,16 +155,46 @@ def test_the_chat_relay_serves_only_chat_completions_and_refuses_what_runs_at_th
     with ChatRelay(policy, run_dir, agent="mini-swe-agent") as relay:
         base = relay.base_url
         searched = post(f"{base}/chat/completions", {"messages": user, "tools": [bash], "web_search_options": {}})
-        streamed = post(f"{base}/chat/completions", {"messages": user, "tools": [bash], "stream": True})
         other = post(f"{base}/messages", {"messages": user})
         answered = post(f"{base}/chat/completions", {"model": "m", "messages": user, "tools": [bash]})
     assert searched[0] == 400 and "web_search_options" in searched[1]["error"]["message"]
-    assert streamed[0] == 400 and "stream" in streamed[1]["error"]["message"]
     assert other[0] == 404 and other[1]["error"]["type"] == "not_found"  # OpenAI's error shape
     assert answered[0] == 200 and answered[1]["object"] == "chat.completion"
     choice = answered[1]["choices"][0]
     assert choice["finish_reason"] == "tool_calls"
     assert json.loads(choice["message"]["tool_calls"][0]["function"]["arguments"]) == {"command": "ls tests"}
+
+
+def test_a_streamed_chat_completion_reads_in_the_openai_sdk_as_the_whole_reply(tmp_path):
+    """The agents that stream Chat Completions (Qwen Code, opencode) read chunks with an OpenAI SDK:
+    the real one reads the relay's, tool call, finish reason and usage included."""
+    from openai import OpenAI
+
+    run_dir = RunDir(tmp_path / "run")
+    run_dir.path.mkdir()
+    policy = ScriptedPolicy("oracle", Playbook((), PASSES, False), seed=0)
+    bash = {"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}
+    with ChatRelay(policy, run_dir, agent="mini-swe-agent") as relay:
+        client = OpenAI(base_url=relay.base_url, api_key="relay", max_retries=0)
+        chunks = list(client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}],
+                                                     tools=[bash], stream=True,
+                                                     stream_options={"include_usage": True}))
+    calls = [call for chunk in chunks for choice in chunk.choices for call in choice.delta.tool_calls or []]
+    assert [call.function.name for call in calls] == ["bash"]
+    assert json.loads(calls[0].function.arguments) == {"command": "ls tests"}
+    finished = [choice.finish_reason for chunk in chunks for choice in chunk.choices if choice.finish_reason]
+    assert finished == ["tool_calls"] and chunks[-1].usage is not None and chunks[-1].choices == []
+
+
+def test_a_tool_result_given_as_text_parts_reads_as_its_text():
+    body = {"model": "m", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1",
+         "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]}
+    exchange = wire_chat.read_request(body)
+    assert exchange.turns[-1].results[0].text == "a\nb"
 
 
 def test_chat_requests_read_as_turns_and_replies_as_completions():
