@@ -1,16 +1,19 @@
 """How each external agent is started inside the blocked container: its configuration, its
 command line and its environment, everything it writes on its own mount (STATE), its model reached
 through the forwarder on 127.0.0.1 (the container has no network), its verdicts through impasse's
-MCP server. The settings are the ones that keep each agent offline and its own sandbox out of the
-way (docs/agents.md says why each is there)."""
+MCP server. What each agent's are is its spec's (`launch` in impasse/agents/specs/NAME.yaml, with
+why each setting is there: the ones that keep it offline and its own sandbox out of the way); this
+module renders them."""
 
 from __future__ import annotations
 
+import functools
 import json
 import shlex
 from dataclasses import dataclass
 
 from impasse.agents.install import MOUNT_POINT
+from impasse.agents.specs import PLACEHOLDER, AgentDeclaration, load_specs
 
 STATE = "/impasse-agent"  # the agent's own writable mount: off what chown_root, read_only_fs, disk_full take away
 RELAY_DIR = "/impasse-relay"  # the host's relay socket folder, bind-mounted
@@ -20,9 +23,7 @@ MCP_LOG = f"{STATE}/mcp_calls.jsonl"
 TRANSCRIPT = f"{STATE}/transcript.jsonl"  # the agent's own stdout stream (stream-json, codex --json)
 STDERR = f"{STATE}/stderr.txt"
 MCP_ARGS = ["-I", "-S", f"{MOUNT_POINT}/impasse_mcp.py"]
-ENVIRONMENT = {"HOME": f"{STATE}/home", "CODEX_HOME": f"{STATE}/codex", "CLAUDE_CONFIG_DIR": f"{STATE}/claude",
-               # Claude Code makes /tmp/claude-<uid> at start and exits where /tmp is read-only
-               "CLAUDE_CODE_TMPDIR": f"{STATE}/tmp"}
+PLAIN = {"port": str(PORT), "state": STATE}  # the placeholders every template may hold
 FORWARDER = (f"python3 -I -S {MOUNT_POINT}/model_forwarder.py --port {PORT} --socket {SOCKET} "
              f"> {STATE}/forwarder.log 2>&1 &")
 
@@ -38,39 +39,42 @@ def mcp_environment(answered: bool) -> dict[str, str]:
     return {"IMPASSE_MCP_LOG": MCP_LOG, **({"IMPASSE_OPERATOR_SOCKET": SOCKET} if answered else {})}
 
 
-def claude_code(entry: str, prompt: str, answered: bool = False) -> Launch:
-    """Print mode with stream-json; no nonessential traffic (telemetry would look up its vendor's
-    host); MCP tools offered up front, not behind its tool search; permissions skipped (as uid 1000
-    it allows that): the container is the sandbox."""
-    config = {"mcpServers": {"impasse": {"type": "stdio", "command": "python3", "args": MCP_ARGS,
-                                         "env": mcp_environment(answered)}}}
-    setup = f"printf '%s' {shlex.quote(json.dumps(config))} > {STATE}/mcp.json"
-    command = (f"ANTHROPIC_BASE_URL=http://127.0.0.1:{PORT} ANTHROPIC_API_KEY=sk-ant-relay "
-               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 ENABLE_TOOL_SEARCH=false DISABLE_AUTOUPDATER=1 "
-               f"{entry} -p {shlex.quote(prompt)} --model impasse --output-format stream-json --verbose "
-               f"--mcp-config {STATE}/mcp.json --strict-mcp-config --dangerously-skip-permissions")
-    return Launch(setup, command)
+def mcp_values(fmt: str, answered: bool) -> dict[str, str]:
+    """`{mcp_args}` and `{mcp_env}` as the configuration file's format writes them."""
+    env = mcp_environment(answered)
+    if fmt == "toml":  # an inline table; the args, a JSON array of strings, are TOML's too
+        return {"mcp_args": json.dumps(MCP_ARGS), "mcp_env": "{ " + ", ".join(f'{k} = "{v}"' for k, v in env.items())
+                + " }"}
+    return {"mcp_args": json.dumps(MCP_ARGS), "mcp_env": json.dumps(env)}
 
 
-def codex(entry: str, prompt: str, answered: bool = False) -> Launch:
-    """The relay as a Responses provider; no sandbox of its own (its read-only default would fake
-    read_only_fs, workspace-write would fake git_index_lock); no analytics, plugins or web search
-    (a provider-side tool the relay refuses); the MCP server's calls approved."""
-    config = "\n".join([
-        'model = "impasse"', 'model_provider = "relay"', 'approval_policy = "never"',
-        'sandbox_mode = "danger-full-access"', 'web_search = "disabled"',
-        "[model_providers.relay]", 'name = "relay"', f'base_url = "http://127.0.0.1:{PORT}/v1"',
-        'wire_api = "responses"', 'env_key = "OPENAI_API_KEY"',
-        "[mcp_servers.impasse]", 'command = "python3"', f"args = {json.dumps(MCP_ARGS)}",
-        "env = { " + ", ".join(f'{k} = "{v}"' for k, v in mcp_environment(answered).items()) + " }",
-        'default_tools_approval_mode = "approve"', ""])
-    setup = f"printf '%s' {shlex.quote(config)} > {STATE}/codex/config.toml"
-    command = (f"OPENAI_API_KEY=relay {entry} exec --skip-git-repo-check --json -c analytics.enabled=false "
-               f"--disable plugins {shlex.quote(prompt)}")
-    return Launch(setup, command)
+def render(template: str, values: dict[str, str]) -> str:
+    """The template's placeholders filled in (the loader has checked each is one this field takes)."""
+    return PLACEHOLDER.sub(lambda found: values[found.group(1)], template)
 
 
-LAUNCHES = {"claude-code": claude_code, "codex": codex}
+def render_launch(agent: AgentDeclaration, entry: str, prompt: str, answered: bool = False) -> Launch:
+    """An agent's spec made its setup and command line: the configuration file written onto its
+    mount, its variables and command line with the prompt shell-quoted. `answered`: the operator is
+    on, and the MCP server asks it through the relay's socket."""
+    headless = agent.launch
+    assert headless is not None, f"{agent.name} is not launched in the container"
+    config = render(headless.config.content, {**PLAIN, **mcp_values(headless.config.format, answered)})
+    path = f"{STATE}/{headless.config.path}"
+    setup = f"printf '%s' {shlex.quote(config)} > {shlex.quote(path)}"
+    line = {**PLAIN, "entry": entry, "prompt": shlex.quote(prompt), "config": shlex.quote(path)}
+    variables = [f"{name}={shlex.quote(render(value, PLAIN))}" for name, value in headless.environment]
+    return Launch(setup, " ".join([*variables, *(render(part, line) for part in headless.command)]))
+
+
+def folders(agent: AgentDeclaration) -> dict[str, str]:
+    return {name: render(value, PLAIN) for name, value in agent.launch.folders}
+
+
+IN_CONTAINER = {name: spec for name, spec in load_specs().items() if spec.launch is not None}
+LAUNCHES = {name: functools.partial(render_launch, spec) for name, spec in IN_CONTAINER.items()}
+# Every container agent's folders for each of them, as one environment (each ignores the others').
+ENVIRONMENT = {"HOME": f"{STATE}/home", **{k: v for spec in IN_CONTAINER.values() for k, v in folders(spec).items()}}
 
 
 def prepare_command() -> str:

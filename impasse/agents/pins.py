@@ -1,8 +1,8 @@
 """Which agents impasse can run and at which versions. An agent spec is `NAME[@VERSION]`:
-`impasse` (the built-in loop), `claude-code`, `codex`, `mini-swe-agent`. Claude Code and Codex run
-inside the container as native binaries from their per-platform npm packages, each file pinned by
-sha256 and size in `agents.lock`; mini-swe-agent runs on the host, pinned as the extra
-`impasse[mini]`.
+`impasse` (the built-in loop) or an agent declared in `specs/NAME.yaml` (`claude-code`, `codex`,
+`mini-swe-agent`; impasse/agents/specs.py reads them). Claude Code and Codex run inside the
+container as native binaries from their per-platform npm packages, each file pinned by sha256 and
+size in `agents.lock`; mini-swe-agent runs on the host, pinned as the extra `impasse[mini]`.
 
 The lock is one line per file, like tasks/pypi/wheels.lock:
 `AGENT@VERSION PATH SHA256 BYTES`, where PATH is `npm:<package>@<version>` for the package's
@@ -15,33 +15,13 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
+
+from impasse.agents.specs import AgentDeclaration, AgentSpecError, NativePackage, Placement, load_specs
 
 LOCK = Path(__file__).resolve().parent / "agents.lock"
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 TARBALL = "npm:"  # the lock's prefix for a package's tarball
-
-
-class AgentSpecError(ValueError):
-    """An agent that cannot be run as given: unknown, or a version with no pin."""
-
-
-class Placement(StrEnum):
-    BUILTIN = "builtin"  # impasse's own loop
-    CONTAINER = "container"  # a native binary mounted into the blocked container
-    HOST = "host"  # runs beside impasse; its commands go in through the exec channel
-
-
-@dataclass(frozen=True)
-class NativePackage:
-    """Where an agent's binary comes from and how its files sit in the package."""
-    npm: str  # the npm spec, `{version}` filled in: `@openai/codex@{version}-linux-x64`
-    root: str  # the folder inside the tarball whose layout the agent's folder keeps
-    entry: str  # the program to run, relative to root
-
-    def spec(self, version: str) -> str:
-        return self.npm.format(version=version)
 
 
 @dataclass(frozen=True)
@@ -50,6 +30,7 @@ class Agent:
     placement: Placement
     default: str | None  # the version `NAME` alone means
     package: NativePackage | None = None
+    declared: AgentDeclaration | None = None  # its spec (impasse/agents/specs/NAME.yaml); None for impasse's own
 
 
 @dataclass(frozen=True)
@@ -81,18 +62,11 @@ class AgentSpec:
         return f"{self.name}@{self.version}" if self.version else self.name
 
 
-MINI_SWE_AGENT_VERSION = "2.4.6"  # pyproject's `mini` extra pins the same (a test holds them together)
-
 AGENTS = {agent.name: agent for agent in (
     Agent("impasse", Placement.BUILTIN, None),
-    Agent("claude-code", Placement.CONTAINER, "2.1.332",
-          NativePackage("@anthropic-ai/claude-code-linux-x64@{version}", "package", "claude")),
-    # The package's own layout (codex-package.json, codex-path/rg beside bin/) is what codex
-    # expects around itself; the voice helpers and code-mode host are left out (features not used).
-    Agent("codex", Placement.CONTAINER, "0.171.0",
-          NativePackage("@openai/codex@{version}-linux-x64", "package/vendor/x86_64-unknown-linux-musl", "bin/codex")),
-    Agent("mini-swe-agent", Placement.HOST, MINI_SWE_AGENT_VERSION),
+    *(Agent(spec.name, spec.placement, spec.version, spec.package, spec) for spec in load_specs().values()),
 )}
+MINI_SWE_AGENT_VERSION = AGENTS["mini-swe-agent"].default  # pyproject's `mini` extra pins the same (a test holds them)
 
 
 def parse_lock(text: str, where: str = "agents.lock") -> dict[str, dict[str, AgentPin]]:

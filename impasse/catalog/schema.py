@@ -26,8 +26,8 @@ class DocumentError(ValueError):
 
 
 @functools.cache
-def schema(name: str) -> dict:
-    return json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+def schema(name: str, folder: Path = SCHEMAS) -> dict:
+    return json.loads((folder / f"{name}.schema.json").read_text())
 
 
 def field_path(parts) -> str:
@@ -53,8 +53,9 @@ def read_yaml(path: Path) -> dict:
     return data
 
 
-def validate(data: dict, schema_name: str, path: Path) -> None:
-    validator = jsonschema.Draft202012Validator(schema(schema_name))
+def validate(data: dict, schema_name: str, path: Path, folder: Path = SCHEMAS) -> None:
+    """`folder`: where the schema lives (the catalog's by default; the agents' specs keep theirs)."""
+    validator = jsonschema.Draft202012Validator(schema(schema_name, folder))
     errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         raise DocumentError(path, [f"{field_path(e.absolute_path)}: {e.message}" for e in errors])

@@ -17,6 +17,7 @@ import pytest
 
 from impasse.agents import external
 from impasse.agents.relay import STOP
+from impasse.agents.specs import load_specs
 from impasse.analysis.driver import annotate_paths
 from impasse.analysis.importers import load_foreign
 from impasse.analysis.own_runs import to_trajectory
@@ -41,7 +42,7 @@ CARDS = ("none", "chown_root", "removed_dependency", "read_only_fs", "disk_full"
 # was measured"): under disk_full Claude Code's Edit fails with Node's ENOSPC where impasse's edit
 # script, which truncates the file and rewrites it within its own blocks, succeeds.
 DIFFERS = {("claude-code", "disk_full")}
-REFUSED = {("claude-code", "flaky_sandbox")}  # its runtime aborts without threads (impasse/agents/compat.py)
+REFUSED = {("claude-code", "flaky_sandbox")}  # its runtime aborts without threads (its spec's `refuses`)
 ENOSPC = "ENOSPC: no space left on device, write\n"
 
 
@@ -168,9 +169,8 @@ def test_persistent_ends_at_the_budget_with_exactly_that_many_steps(episodes, ag
     assert [r["kind"] for r in stops].count("step") == BUDGET and stops[-1]["kind"] == "stop"
 
 
-# The agent's own logs, each as its importer reads it
-TRANSCRIPTS = {"claude-code": (("claude-code", "transcript.jsonl"), ("claude-code", "claude__projects__*.jsonl")),
-               "codex": (("codex", "codex__sessions__*rollout-*.jsonl"), ("codex-exec", "transcript.jsonl"))}
+# The agent's own logs, each as the importer its spec names reads it
+TRANSCRIPTS = {name: tuple((t.importer, t.path) for t in load_specs()[name].transcripts) for name in AGENTS}
 
 
 def relative(path: str) -> str:
