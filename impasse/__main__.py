@@ -1,3 +1,3 @@
-from impasse.cli.main import app
+from impasse.cli.entry import main
 
-app()
+main()

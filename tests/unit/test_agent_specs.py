@@ -195,3 +195,19 @@ def test_a_file_that_is_no_spec_at_all_is_refused_by_name(tmp_path, text, proble
 def test_the_specs_and_their_schema_ship_with_the_package():
     package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     assert {"agents/specs/*.yaml", "agents/specs/*.json"} <= set(package_data["impasse"])
+
+
+def test_the_program_refuses_a_spec_that_does_not_hold_in_words_and_exit_2(tmp_path, monkeypatch, capsys):
+    from impasse.cli import entry
+
+    message = refusal_of(tmp_path, {**codex_spec(), "wire": "grpc"})
+
+    def importing(name):
+        raise AgentSpecError(message)
+
+    monkeypatch.setattr(entry, "import_module", importing)
+    with pytest.raises(SystemExit) as stopped:
+        entry.main()
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and "Traceback" not in err
+    assert f"{tmp_path / 'codex.yaml'}: wire: 'grpc' is not one of" in err
