@@ -40,12 +40,13 @@ def mcp_environment(answered: bool) -> dict[str, str]:
 
 
 def mcp_values(fmt: str, answered: bool) -> dict[str, str]:
-    """`{mcp_args}` and `{mcp_env}` as the configuration file's format writes them."""
+    """`{mcp_args}`, `{mcp_command}` (python3 and its arguments, for an agent that takes one argv) and
+    `{mcp_env}` as the configuration file's format writes them."""
     env = mcp_environment(answered)
+    argv = {"mcp_args": json.dumps(MCP_ARGS), "mcp_command": json.dumps(["python3", *MCP_ARGS])}
     if fmt == "toml":  # an inline table; the args, a JSON array of strings, are TOML's too
-        return {"mcp_args": json.dumps(MCP_ARGS), "mcp_env": "{ " + ", ".join(f'{k} = "{v}"' for k, v in env.items())
-                + " }"}
-    return {"mcp_args": json.dumps(MCP_ARGS), "mcp_env": json.dumps(env)}
+        return argv | {"mcp_env": "{ " + ", ".join(f'{k} = "{v}"' for k, v in env.items()) + " }"}
+    return argv | {"mcp_env": json.dumps(env)}
 
 
 def render(template: str, values: dict[str, str]) -> str:
@@ -59,12 +60,18 @@ def render_launch(agent: AgentDeclaration, entry: str, prompt: str, answered: bo
     on, and the MCP server asks it through the relay's socket."""
     headless = agent.launch
     assert headless is not None, f"{agent.name} is not launched in the container"
-    config = render(headless.config.content, {**PLAIN, **mcp_values(headless.config.format, answered)})
+    values = {**PLAIN, **mcp_values(headless.config.format, answered)}
     path = f"{STATE}/{headless.config.path}"
-    setup = f"printf '%s' {shlex.quote(config)} > {shlex.quote(path)}"
+    setup = "\n".join([f"printf '%s' {shlex.quote(render(headless.config.content, values))} > {shlex.quote(path)}",
+                       *(written(f"{STATE}/{name}", render(content, values)) for name, content in headless.files)])
     line = {**PLAIN, "entry": entry, "prompt": shlex.quote(prompt), "config": shlex.quote(path)}
     variables = [f"{name}={shlex.quote(render(value, PLAIN))}" for name, value in headless.environment]
     return Launch(setup, " ".join([*variables, *(render(part, line) for part in headless.command)]))
+
+
+def written(path: str, content: str) -> str:
+    """A shell line that writes one of the agent's other files, its folder made first."""
+    return f"mkdir -p {shlex.quote(path.rsplit('/', 1)[0])} && printf '%s' {shlex.quote(content)} > {shlex.quote(path)}"
 
 
 def folders(agent: AgentDeclaration) -> dict[str, str]:

@@ -25,10 +25,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from impasse.agents import wire_anthropic, wire_responses
+from impasse.agents import wire_anthropic, wire_chat, wire_responses
 from impasse.agents.exchange import Exchange, Reply
 from impasse.agents.exec_sessions import ExecSessions
 from impasse.agents.relay_http import Refused, RelayServer
+from impasse.agents.specs import load_specs
 from impasse.agents.step_clock import BetweenSteps, StepClock
 from impasse.agents.tool_names import AGENTS, CODEX, SHELL_TOOLS, AgentCall, ToolResult, result_of, to_impasse
 from impasse.agents.views import from_native, from_policy, native_messages, policy_messages, policy_tools, reply_of
@@ -43,7 +44,11 @@ from impasse.models.turns import ToolCall
 from impasse.vocabulary import Ending
 
 Escalations = Callable[[str, str, int], "str | None"]  # reason, what the agent had seen, step → reply (None: ends)
-WIRES = {"/v1/messages": wire_anthropic, "/v1/responses": wire_responses, "/responses": wire_responses}
+WIRES = {"/v1/messages": wire_anthropic, "/v1/responses": wire_responses, "/responses": wire_responses,
+         "/v1/chat/completions": wire_chat, "/chat/completions": wire_chat}
+# The wire each agent's spec says it speaks; a path of another wire is not found for it.
+SPOKEN = {name: {"anthropic-messages": wire_anthropic, "responses": wire_responses,
+                 "chat-completions": wire_chat}[spec.wire] for name, spec in load_specs().items()}
 STOP = "The episode is over; stop here."
 SIDE_ANSWER = "OK."
 
@@ -253,8 +258,9 @@ class Relay:
         return Reply(turn.text, [], turn.usage)
 
     def wire_for(self, path: str):
-        """The wire module a path is served by (None: not found)."""
-        return wire_anthropic if path.startswith("/v1/messages") else WIRES.get(path)
+        """The wire module a path is served by, where it is the agent's own wire (None: not found)."""
+        wire = wire_anthropic if path.startswith("/v1/messages") else WIRES.get(path)
+        return wire if wire is SPOKEN.get(self.agent, wire) else None
 
     error_wire = wire_anthropic  # the shape of a 404's body, where no wire serves the path
 

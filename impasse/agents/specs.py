@@ -28,7 +28,7 @@ SCHEMA = "agent"
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 STATE = "{state}"
 # The placeholders each kind of template may hold: launch.py fills them in.
-CONTENT = ("port", "state", "mcp_args", "mcp_env")  # the configuration file; the MCP values in its format
+CONTENT = ("port", "state", "mcp_args", "mcp_command", "mcp_env")  # a configuration file: the MCP values in its format
 COMMAND = ("entry", "prompt", "port", "state", "config")  # the command line; the prompt shell-quoted, the config's path
 VALUE = ("port", "state")  # a folder's or a variable's value
 
@@ -69,6 +69,7 @@ class Headless:
     folders: tuple[tuple[str, str], ...]  # variable, folder on the mount: made first, set for its process
     environment: tuple[tuple[str, str], ...]  # variable, value: set on its command line
     command: tuple[str, ...]  # the command line's parts, joined by spaces
+    files: tuple[tuple[str, str], ...] = ()  # other files on the mount (path, content template)
 
 
 @dataclass(frozen=True)
@@ -129,8 +130,12 @@ def launch_problems(launch: dict, mcp: dict) -> list[str]:
                  for p in placeholder_problems(part, f"launch.command[{i}]", COMMAND)]
     problems += [p for key in ("folders", "environment") for name, value in launch[key].items()
                  for p in placeholder_problems(value, f"launch.{key}.{name}", VALUE)]
-    if not {"{mcp_args}", "{mcp_env}"} <= set(re.findall(r"\{mcp_\w+\}", launch["config"]["content"])):
-        problems.append("launch.config.content: needs {mcp_args} and {mcp_env}, the MCP server of the verdict tools")
+    problems += [p for name, content in launch.get("files", {}).items()
+                 for p in placeholder_problems(content, f"launch.files.{name}", CONTENT)]
+    named = set(re.findall(r"\{mcp_\w+\}", launch["config"]["content"]))
+    if "{mcp_env}" not in named or not named & {"{mcp_args}", "{mcp_command}"}:
+        problems.append("launch.config.content: needs {mcp_args} (or {mcp_command}) and {mcp_env}, the MCP server "
+                        "of the verdict tools")
     if mcp["config"] != launch["config"]["path"]:
         problems.append(f"mcp.config: {mcp['config']!r} is not the launch's configuration file "
                         f"{launch['config']['path']!r}, the one the MCP server is written into")
@@ -169,7 +174,7 @@ def declaration(data: dict) -> AgentDeclaration:
               for card, r in data["refuses"].items()),
         NativePackage(package["npm"], package["root"], package["entry"]) if package else None,
         Headless(ConfigFile(**launch["config"]), pairs(launch["folders"]), pairs(launch["environment"]),
-                 tuple(launch["command"])) if launch else None,
+                 tuple(launch["command"]), pairs(launch.get("files", {}))) if launch else None,
         McpTools(mcp["config"], mcp["tool_prefix"]) if mcp else None)
 
 

@@ -17,13 +17,15 @@ import shlex
 from dataclasses import dataclass, field
 
 from impasse.agents.mini_tools import MINI_TOOL, command_verdict, mini_command, mini_output
+from impasse.agents.tools_opencode import MCP_PREFIX as OPENCODE_MCP_PREFIX
+from impasse.agents.tools_opencode import OPENCODE, from_opencode, opencode_output, to_opencode
 from impasse.defaults import TOOL_TIMEOUT
 from impasse.episode.tools import EDIT_SCRIPT, edit_payload
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import TERMINAL_ARGUMENT, Tool
 
 CLAUDE_CODE, CODEX, MINI = "claude-code", "codex", "mini-swe-agent"
-AGENTS = (CLAUDE_CODE, CODEX, MINI)
+AGENTS = (CLAUDE_CODE, CODEX, MINI, OPENCODE)
 MCP_SERVER = "impasse"
 CLAUDE_MCP_PREFIX = f"mcp__{MCP_SERVER}__"  # Claude Code: mcp__<server>__<tool>
 CODEX_NAMESPACE = f"mcp__{MCP_SERVER}"  # Codex: a `namespace` tool group, the call carries it
@@ -86,6 +88,8 @@ def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str,
     args = call.arguments or {}
     if agent == MINI:  # one tool: every call is a command (a verdict is its sentinel)
         return [AgentCall(call.id, MINI_TOOL, {"command": mini_command(call, edit_script)})]
+    if agent == OPENCODE:
+        return [AgentCall(call.id, *to_opencode(call, workdir))]
     if call.name in TERMINAL_ARGUMENT:
         if agent == CLAUDE_CODE:
             return [AgentCall(call.id, CLAUDE_MCP_PREFIX + call.name, dict(args))]
@@ -101,7 +105,7 @@ def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str,
     return [AgentCall(call.id, call.name, dict(args))]  # not a tool of impasse's: the agent answers it
 
 
-SHELL_TOOLS = ("Bash", "exec_command", "shell_command", "shell")  # the agents' tools that start a process
+SHELL_TOOLS = ("Bash", "exec_command", "shell_command", "shell", "bash")  # the agents' tools that start a process
 
 
 def exec_call(call_id: str, command: str) -> AgentCall:
@@ -170,7 +174,8 @@ def to_impasse(call: AgentCall) -> ToolCall:
     """An agent's call named in impasse's vocabulary where it is one of impasse's four (the wire's
     own input kept as `raw_arguments`); any other tool keeps its own name."""
     args = call.arguments or {}
-    name = call.name.removeprefix(CLAUDE_MCP_PREFIX) if call.namespace is None else call.name
+    name = call.name.removeprefix(CLAUDE_MCP_PREFIX).removeprefix(OPENCODE_MCP_PREFIX) if call.namespace is None \
+        else call.name
     if name in TERMINAL_ARGUMENT and (call.namespace in (None, CODEX_NAMESPACE)):
         mapped = (name, {TERMINAL_ARGUMENT[name]: str(args.get(TERMINAL_ARGUMENT[name], ""))})
     elif call.name == MINI_TOOL and command_verdict(str(args.get("command", ""))):  # mini-swe-agent's sentinel
@@ -184,6 +189,8 @@ def to_impasse(call: AgentCall) -> ToolCall:
     elif call.name == "Write":
         mapped = (Tool.EDIT_FILE, {"path": str(args.get("file_path", "")), "old_str": "",
                                    "new_str": str(args.get("content", ""))})
+    elif from_opencode(call.name, args) is not None:
+        mapped = from_opencode(call.name, args)
     elif call.name == "apply_patch":
         mapped = (Tool.EDIT_FILE, patch_as_edit(call.text if call.freeform else str(args.get("input", ""))))
     else:
@@ -230,6 +237,8 @@ def result_of(agent: str, result: ToolResult) -> tuple[str, int | None]:
     failed. Claude Code's reminders appended to results are the agent's, not the command's."""
     if agent == MINI:
         return mini_output(result.text)
+    if agent == OPENCODE:
+        return opencode_output(result.text)
     if agent == CLAUDE_CODE:
         text = REMINDER.sub("\n", result.text).strip("\n") + ("\n" if result.text.strip() else "")
         if not result.is_error:

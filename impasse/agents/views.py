@@ -79,8 +79,9 @@ def policy_messages(exchange: Exchange, issued: dict[str, ToolCall], hidden: set
     return merged_systems(messages)
 
 
-# How each agent says that an edit's old text is not in the file (Claude Code's Edit, Codex's apply_patch).
-NOT_FOUND = ("String to replace not found in file", "Failed to find expected lines")
+# How each agent says that an edit's old text is not in the file.
+NOT_FOUND = ("String to replace not found in file", "Failed to find expected lines",
+             "Could not find oldString in the file")  # Claude Code's Edit, Codex's apply_patch, opencode's edit
 
 
 def in_impasse_words(call: ToolCall | None, output: str, code: int | None) -> tuple[str, int | None]:

@@ -31,7 +31,7 @@ from .containers import labelled
 
 pytestmark = pytest.mark.docker
 TASK = "invoicekit-tax-rounding"
-AGENTS = ("claude-code", "codex")
+AGENTS = ("claude-code", "codex", "opencode")
 BUDGET = 6  # scripted:persistent's whole run: every external episode costs seconds
 WORKDIR = "/workspace"
 # What each policy must come to under the control and under a blocker (as impasse's own loop does)
@@ -41,8 +41,10 @@ CARDS = ("none", "chown_root", "removed_dependency", "read_only_fs", "disk_full"
 # Where an agent's own tool meets the blocker otherwise than impasse's does (docs/agents.md, "What
 # was measured"): under disk_full Claude Code's Edit fails with Node's ENOSPC where impasse's edit
 # script, which truncates the file and rewrites it within its own blocks, succeeds.
-DIFFERS = {("claude-code", "disk_full")}
-REFUSED = {("claude-code", "flaky_sandbox")}  # its runtime aborts without threads (its spec's `refuses`)
+# Under read_only_fs opencode's edit says only `Unknown: FileSystem.writeFile (<path>)`: its runtime
+# reports EROFS as an unknown error, so the step names no cause and t* waits for one that does.
+DIFFERS = {("claude-code", "disk_full"), ("opencode", "read_only_fs")}
+REFUSED = {("claude-code", "flaky_sandbox"), ("opencode", "flaky_sandbox")}  # their runtimes abort without threads
 ENOSPC = "ENOSPC: no space left on device, write\n"
 
 
@@ -147,6 +149,16 @@ def assert_claude_codes_edit_meets_the_full_disk(ours: Episode, theirs: Episode)
     assert edit_ours.observations[0].exit_code == 0 and edit_ours.observations[0].output.startswith("edited ")
     assert (edit_theirs.observations[0].exit_code, edit_theirs.observations[0].output) == (1, ENOSPC)
     assert theirs.t_star == 3 and ours.t_star is not None and ours.t_star > 3
+
+
+def assert_opencodes_edit_names_no_cause(ours: Episode, theirs: Episode) -> None:
+    """The same outcome and steps; the policy's first edit (step 3) failed under both, impasse's
+    naming the read-only file system (its onset), opencode's naming nothing: no onset there."""
+    assert (theirs.outcome, theirs.steps) == (ours.outcome, ours.steps)
+    edit_ours, edit_theirs = (read_run(e.path).steps[2] for e in (ours, theirs))
+    assert "Read-only file system" in edit_ours.observations[0].output and ours.t_star == 3
+    assert edit_theirs.observations[0].output.startswith("Unknown: FileSystem.writeFile (/workspace/")
+    assert theirs.t_star is None
 
 
 @pytest.mark.parametrize("agent", AGENTS)

@@ -66,7 +66,7 @@ def test_a_version_with_no_pin_is_refused_with_the_pinned_ones(spec, pinned):
 def test_every_native_agent_is_pinned_at_its_default_with_its_entry_and_its_own_tarball():
     pins = locked_pins()
     natives = [a for a in AGENTS.values() if a.placement is Placement.CONTAINER]
-    assert {a.name for a in natives} == {"claude-code", "codex"} == set(pins)
+    assert {a.name for a in natives} == {"claude-code", "codex", "opencode"} == set(pins)
     for agent in natives:
         assert agent.package is not None and agent.default in pins[agent.name]
         for version, pin in pins[agent.name].items():
@@ -80,6 +80,7 @@ def test_the_binaries_pinned_are_the_real_ones_not_the_npm_launchers():
              for pin in versions.values() for f in pin.files}
     assert sizes[("claude-code", "claude")] > 100 * 2**20
     assert sizes[("codex", "bin/codex")] > 100 * 2**20
+    assert sizes[("opencode", "bin/opencode")] > 100 * 2**20
 
 
 def test_the_mini_extra_pins_the_same_version():

@@ -65,15 +65,18 @@ def test_the_rendered_launch_is_todays_exact_setup_and_command(agent, answered):
     assert launch.command == command
 
 
+OPENCODE_FOLDERS = {"IMPASSE_OPENCODE_CONFIG": "/impasse-agent/home/.config/opencode"}  # the agent added since
+
+
 def test_only_the_agents_in_the_container_have_a_launch():
-    assert set(LAUNCHES) == {"claude-code", "codex"}
+    assert set(LAUNCHES) == {"claude-code", "codex", "opencode"}
 
 
 def test_the_agents_folders_and_the_forwarder_are_todays():
-    assert ENVIRONMENT == TODAY_ENVIRONMENT
+    assert ENVIRONMENT == TODAY_ENVIRONMENT | OPENCODE_FOLDERS
     folders, forwarder = prepare_command().split("\n")
     assert folders.split()[:2] == ["mkdir", "-p"]
-    assert sorted(folders.split()[2:]) == sorted(TODAY_ENVIRONMENT.values())
+    assert sorted(folders.split()[2:]) == sorted((TODAY_ENVIRONMENT | OPENCODE_FOLDERS).values())
     assert forwarder == FORWARDER
 
 
@@ -95,7 +98,7 @@ SPEC_FILES = sorted(SPECS.glob("*.yaml"))
 
 
 def test_every_spec_validates_and_the_agents_are_the_specs():
-    assert [p.stem for p in SPEC_FILES] == ["claude-code", "codex", "mini-swe-agent"]
+    assert [p.stem for p in SPEC_FILES] == ["claude-code", "codex", "mini-swe-agent", "opencode"]
     specs = load_specs()
     assert list(specs) == [p.stem for p in SPEC_FILES]
     assert list(AGENTS) == ["impasse", *specs]
@@ -104,7 +107,8 @@ def test_every_spec_validates_and_the_agents_are_the_specs():
         assert (agent.placement, agent.default, agent.package, agent.declared) == (
             spec.placement, spec.version, spec.package, spec)
     assert {n: s.wire for n, s in specs.items()} == {"claude-code": "anthropic-messages", "codex": "responses",
-                                                     "mini-swe-agent": "chat-completions"}
+                                                     "mini-swe-agent": "chat-completions",
+                                                     "opencode": "chat-completions"}
 
 
 def test_the_specs_name_real_importers_and_the_tool_names_impasse_translates():
@@ -166,7 +170,7 @@ def test_a_copy_of_a_real_spec_loads_from_another_folder(tmp_path):
     (lambda d: {**d, "launch": {**d["launch"], "environment": {"OPENAI_API_KEY": "{prompt}"}}},
      "launch.environment.OPENAI_API_KEY", "unknown placeholder {prompt} (this field takes port, state)"),
     (lambda d: {**d, "launch": {**d["launch"], "config": {**d["launch"]["config"], "content": "model = 1\n"}}},
-     "launch.config.content", "needs {mcp_args} and {mcp_env}"),
+     "launch.config.content", "needs {mcp_args} (or {mcp_command}) and {mcp_env}"),
     (lambda d: {**d, "launch": {**d["launch"], "folders": {}}}, "launch.config.path",
      "its folder 'codex' is not one of launch.folders"),
     (lambda d: {**d, "mcp": {"config": "mcp.json", "tool_prefix": "mcp__impasse__"}}, "mcp.config",

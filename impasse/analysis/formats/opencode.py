@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from impasse.agents.tools_opencode import opencode_output, unwrapped
 from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
@@ -39,8 +40,8 @@ def opencode_action(name: str, args) -> Action:
     args = args if isinstance(args, dict) else {"raw": args}
     if name.startswith(MCP_PREFIX) and (verdict := verdict_action(f"mcp__impasse__{name[len(MCP_PREFIX):]}", args)):
         return verdict
-    if name == "bash":
-        return Action(Tool.BASH, command=str(args.get("command", "")))
+    if name == "bash":  # a scripted policy's command keeps the exit line impasse adds out (agents/tools_opencode.py)
+        return Action(Tool.BASH, command=unwrapped(str(args.get("command", ""))))
     if name == "edit":
         return edit_action(args.get("filePath"), args.get("newString"))
     if name == "write":
@@ -63,6 +64,7 @@ def tool_obs(state: dict, action: Action) -> Obs:
     note = SHELL_METADATA.search(output)
     if note:
         output = output[:note.start()]
+    output = opencode_output(output)[0]  # without impasse's exit line, where a policy's command has one
     metadata = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
     code = metadata.get("exit")
     code = code if isinstance(code, int) and not isinstance(code, bool) else None
