@@ -16,7 +16,9 @@ from impasse.analysis.formats.codex_exec import EVENTS as CODEX_EXEC_EVENTS
 from impasse.analysis.formats.codex_exec import from_codex_exec
 from impasse.analysis.formats.common import ImportProblem, read_jsonl, strip_console
 from impasse.analysis.formats.console import FIRST_HEADER, from_console
+from impasse.analysis.formats.gemini_cli import from_gemini_cli, is_gemini_record
 from impasse.analysis.formats.mini import from_mini
+from impasse.analysis.formats.opencode import from_opencode_json, is_opencode_event
 from impasse.analysis.formats.openhands import from_openhands
 from impasse.analysis.formats.openhands_store import (
     eval_cost,
@@ -26,6 +28,7 @@ from impasse.analysis.formats.openhands_store import (
     read_event_folder,
     session_folder_name,
 )
+from impasse.analysis.formats.qwen_code import from_qwen_code, is_qwen_record
 from impasse.analysis.formats.session_facts import session_log
 from impasse.analysis.formats.swe_agent import from_swe_agent
 from impasse.analysis.normal_form import NTrajectory
@@ -37,9 +40,10 @@ __all__ = ["FORMATS", "FOREIGN_SUFFIXES", "ImportProblem", "detect", "is_foreign
 
 READERS = {"mini-swe-agent": from_mini, "swe-agent": from_swe_agent, "atif": from_atif,
            "openhands": from_openhands, "claude-code": from_claude_code, "codex": from_codex,
-           "codex-exec": from_codex_exec, "mini-swe-agent-console": from_console}
+           "codex-exec": from_codex_exec, "mini-swe-agent-console": from_console, "gemini-cli": from_gemini_cli,
+           "qwen-code": from_qwen_code, "opencode-json": from_opencode_json}
 FORMATS = ("impasse", *READERS)
-JSONL_FORMATS = ("claude-code", "codex", "codex-exec")
+JSONL_FORMATS = ("claude-code", "codex", "codex-exec", "gemini-cli", "qwen-code", "opencode-json")
 JSON_SUFFIXES = (".json", ".traj")
 FOREIGN_SUFFIXES = (*JSON_SUFFIXES, ".jsonl", ".log")
 SNIFF_BYTES = 1 << 20
@@ -65,13 +69,22 @@ def detect_json(data) -> str:
 
 
 def detect_jsonl(records: list[dict]) -> str:
+    # the Gemini CLI, Qwen Code and opencode lines first: a Qwen Code record is a `user`/`assistant`
+    # line with a `message` too (of Gemini-style `parts`), and opencode prints `reasoning` events
+    if any(is_gemini_record(r) for r in records):
+        return "gemini-cli"
+    if any(is_qwen_record(r) for r in records):
+        return "qwen-code"
+    if any(is_opencode_event(r) for r in records):
+        return "opencode-json"
     if any(r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict) for r in records):
         return "claude-code"
     if any(r.get("type") in CODEX_TYPES for r in records):
         return "codex"
     if any(r.get("type") in CODEX_EXEC_EVENTS and r.get("type") != "error" for r in records):
         return "codex-exec"
-    raise ImportProblem("unknown JSON Lines format (not a Claude Code session, a Codex rollout or codex exec --json)")
+    raise ImportProblem("unknown JSON Lines format (not a Claude Code, Gemini CLI or Qwen Code session, a Codex "
+                        "rollout, codex exec --json or opencode run --format json)")
 
 
 def detect(data) -> str:
@@ -89,7 +102,7 @@ def detect(data) -> str:
 
 def is_foreign_file(path: Path) -> bool:
     """Whether a file found in a folder is a trajectory to read: every .json/.traj file; a .jsonl or
-    .log file only when its beginning is a Claude Code session, a Codex rollout or a console log (so
+    .log file only when its beginning is a session or event stream of a known format, or a console log (so
     that labels, provenance and other logs beside the trajectories are not errors)."""
     if not path.name.endswith(FOREIGN_SUFFIXES):
         return False

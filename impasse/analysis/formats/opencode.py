@@ -1,0 +1,106 @@
+"""What `opencode run --format json` prints on stdout: one event a line, `{type, timestamp, sessionID,
+part}`, of types `step_start`, `text`, `reasoning`, `tool_use` (a call that finished, `completed` or
+`error`), `step_finish` and `error`. A step is one model call, from its `step_start` to its
+`step_finish` (a part of another message with no `step_start` between also opens one); its
+`tool_use` parts are its actions, each with its observation, and its `text` parts its words. An
+event printed twice (the same part id) counts once; `error` events (the session's own) are no step."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from impasse.analysis.formats.common import (
+    FAILED_STATUS_UNKNOWN,
+    ImportProblem,
+    edit_action,
+    other_action,
+    text_of,
+    verdict_action,
+    verdict_of,
+)
+from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.vocabulary import Tool
+
+EVENTS = ("step_start", "step_finish", "tool_use", "text", "reasoning")
+MCP_PREFIX = "impasse_"  # opencode names an MCP tool `<server>_<tool>`
+NO_OUTPUT = "(no output)"  # the bash tool's word for no output
+# What the bash tool appends when it stopped the command (opencode 1.18.33, ShellTool.run).
+SHELL_METADATA = re.compile(r"\n*<shell_metadata>\n(.*?)\n</shell_metadata>\s*\Z", re.S)
+TIMED_OUT = "shell tool terminated command after exceeding timeout"
+
+
+def is_opencode_event(record: dict) -> bool:
+    """A line only `opencode run --format json` prints: a step or part event with its session and part."""
+    return record.get("type") in EVENTS and isinstance(record.get("part"), dict) and "sessionID" in record
+
+
+def opencode_action(name: str, args) -> Action:
+    args = args if isinstance(args, dict) else {"raw": args}
+    if name.startswith(MCP_PREFIX) and (verdict := verdict_action(f"mcp__impasse__{name[len(MCP_PREFIX):]}", args)):
+        return verdict
+    if name == "bash":
+        return Action(Tool.BASH, command=str(args.get("command", "")))
+    if name == "edit":
+        return edit_action(args.get("filePath"), args.get("newString"))
+    if name == "write":
+        return edit_action(args.get("filePath"), args.get("content"))
+    if name == "multiedit":
+        return edit_action(args.get("filePath"), "\n".join(str(e.get("newString", "")) for e in
+                                                           args.get("edits") or [] if isinstance(e, dict)))
+    return other_action(name, args)
+
+
+def tool_obs(state: dict, action: Action) -> Obs:
+    """A finished call: a `completed` one's output (a command's with its `metadata.exit`, and without
+    the `<shell_metadata>` note the bash tool adds when it stopped the command: a timeout, or the
+    human aborting); an `error` one's error, failed with no number."""
+    if state.get("status") == "error":
+        return Obs(text_of(state.get("error")), FAILED_STATUS_UNKNOWN, kind=action.kind)
+    output = text_of(state.get("output"))
+    if action.tool != Tool.BASH:
+        return Obs(output, None, kind=action.kind)
+    note = SHELL_METADATA.search(output)
+    if note:
+        output = output[:note.start()]
+    metadata = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
+    code = metadata.get("exit")
+    code = code if isinstance(code, int) and not isinstance(code, bool) else None
+    return Obs("" if output == NO_OUTPUT else output, code, kind=action.kind,
+               timed_out=bool(note and TIMED_OUT in note.group(1)))
+
+
+def opencode_steps(records: list[dict]) -> list[NStep]:
+    steps: list[NStep] = []
+    seen: set[str] = set()  # part ids already read
+    message = None  # the message the current step belongs to
+    for record in records:
+        if not is_opencode_event(record):
+            continue
+        part, kind = record["part"], record["type"]
+        if part.get("id") is not None:
+            if str(part["id"]) in seen:
+                continue
+            seen.add(str(part["id"]))
+        owner = part.get("messageID")
+        if kind == "step_start" or not steps or (owner is not None and owner != message):
+            steps.append(NStep(len(steps) + 1, ""))
+        message = owner if owner is not None else message
+        step = steps[-1]
+        if kind == "text" and part.get("text"):
+            step.text = f"{step.text}\n{part['text']}" if step.text else str(part["text"])
+        elif kind == "tool_use":
+            state = part.get("state") if isinstance(part.get("state"), dict) else {}
+            action = opencode_action(str(part.get("tool", "")), state.get("input"))
+            step.actions.append(action)
+            step.observations.append(tool_obs(state, action))
+    return steps
+
+
+def from_opencode_json(records: list[dict], path: Path) -> NTrajectory:
+    if not any(is_opencode_event(r) for r in records):
+        raise ImportProblem(f"{path}: not `opencode run --format json` output (no step or part event)")
+    session = next((str(r["sessionID"]) for r in records if is_opencode_event(r) and r.get("sessionID")), path.stem)
+    steps = opencode_steps(records)
+    return NTrajectory(run_id=session, source="opencode", path=str(path), model="unknown", condition=None,
+                       task=path.stem, steps=steps, ending=verdict_of(steps))
