@@ -139,8 +139,9 @@ def call_obs(call: dict, action: Action, parts) -> Obs:
     failed = call.get("status") == "error" or any(error for _, error in pieces)
     code, timed_out = (FAILED_STATUS_UNKNOWN if failed else None), False
     if action.tool == Tool.BASH:
+        stopped = text.startswith(NO_STATUS)  # cancelled, timed out or backgrounded: no status
         text, shell_code, timed_out = shell_result(text)
-        code = shell_code if shell_code is not None else code
+        code = shell_code if shell_code is not None or stopped else code
     return Obs(text, code, kind=action.kind, timed_out=timed_out, executed=call.get("status") != "cancelled")
 
 
