@@ -81,8 +81,8 @@ def test_gemini_shell_wrapper_gives_the_output_and_its_status():
     assert shell_result("Output: x\nExit Code: 1\nProcess Group PGID: 12") == ("x", 1, False)
     assert shell_result("Output: Exit Code: 3") == ("Exit Code: 3", 0, False)  # the output's own words
     assert shell_result("Output: \nSignal: 15\nProcess Group PGID: 3") == ("", 1, False)  # killed, no number
-    assert shell_result("Output: (empty)\nError: spawn bash ENOENT") == ("(empty)\nError: spawn bash ENOENT", None,
-                                                                         False)
+    assert shell_result("Output: (empty)\nError: spawn bash ENOENT") == ("Error: spawn bash ENOENT", None, False)
+    assert shell_result("Output: Error: no input files") == ("Error: no input files", 0, False)  # its own words
     cancelled = "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output."
     assert shell_result(cancelled) == (cancelled, None, True)
     assert shell_result("Command moved to background (PID: 7). Output hidden.")[1:] == (None, False)

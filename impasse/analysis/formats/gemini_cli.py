@@ -111,10 +111,12 @@ def shell_result(text: str) -> tuple[str, int | None, bool]:
             lines.pop()
             code = int(found.group(1)) if found.groups() else code
             signal = signal or found.group(0).startswith("Signal: ")
-    output = "\n".join(lines)
+    process_error = len(lines) > 1 and lines[-1].startswith("Error: ")  # the output is at least `(empty)`
     if code is None:
-        code = FAILED_STATUS_UNKNOWN if signal else (None if lines[-1].startswith("Error: ") else 0)
-    return ("" if output == EMPTY else output), code, False
+        code = FAILED_STATUS_UNKNOWN if signal else (None if process_error else 0)
+    if lines[0] == EMPTY:
+        lines = lines[1:]
+    return "\n".join(lines), code, False
 
 
 def gemini_action(name: str, args) -> Action:
