@@ -11,6 +11,7 @@ from pathlib import Path
 
 from impasse.analysis.formats.atif import from_atif
 from impasse.analysis.formats.claude_code import from_claude_code
+from impasse.analysis.formats.cli_facts import CLI_LOGS, cli_log
 from impasse.analysis.formats.codex import ITEM_TYPES, ROLLOUT_TYPES, from_codex
 from impasse.analysis.formats.codex_exec import EVENTS as CODEX_EXEC_EVENTS
 from impasse.analysis.formats.codex_exec import from_codex_exec
@@ -220,6 +221,8 @@ def facts_of(fmt: str, data, trajectory: NTrajectory, path: Path) -> SessionLog 
     """Times, tokens and how the session stopped, where the log records them; a log whose extras
     cannot be read is still annotated, without them."""
     try:
+        if fmt in CLI_LOGS:
+            return cli_log(fmt, data, len(trajectory.steps))
         return session_log(fmt, data, len(trajectory.steps), path)
     except (AttributeError, KeyError, TypeError, ValueError):
         return None
