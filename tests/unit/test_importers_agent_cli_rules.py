@@ -224,3 +224,50 @@ def test_opencode_parts_of_a_new_message_open_a_step_without_a_step_start(tmp_pa
         tool("b", "m2", "bash", {"command": "pwd"}, output="/w\n", metadata={"exit": 0})]), "opencode-json")
     assert shapes(t) == [[(Tool.BASH, "ls")], [(Tool.BASH, "pwd")]]
     assert [[o.output for o in s.observations] for s in t.steps] == [[""], ["/w\n"]]
+
+
+# What the logs say beyond their steps
+
+def test_gemini_facts_tokens_a_human_prompt_and_an_error_at_the_end(tmp_path):
+    t = load_foreign(write_lines(tmp_path / "g.jsonl", [
+        HEADER,
+        {**gemini("m1", "Hello."), "timestamp": "2026-01-01T00:00:00Z",
+         "tokens": {"input": 100, "output": 7, "cached": 60, "thoughts": 3, "tool": 0, "total": 110}},
+        {"id": "u1", "type": "user", "timestamp": "2026-01-01T00:01:00Z", "content": [{"text": "go on"}]},
+        {**gemini("m2", "Working."), "timestamp": "2026-01-01T00:02:00Z"},
+        {"id": "e1", "type": "error", "timestamp": "2026-01-01T00:03:00Z",
+         "content": "[API Error: You have exhausted your capacity on this model.]"}]))
+    first, second = t.log.steps
+    assert first.usage == {"prompt_tokens": 100, "completion_tokens": 10, "cached_tokens": 60, "reasoning_tokens": 3}
+    assert first.human_after and not second.human_after and second.usage is None
+    assert second.at - first.at == 120 and t.log.ended_at - first.at == 180
+    assert t.log.stop == "usage_limit" and t.log.stop_line.startswith("[API Error: You have exhausted")
+
+
+def test_qwen_facts_sum_a_replys_records_and_mark_the_human_turn(tmp_path):
+    usage = {"promptTokenCount": 50, "candidatesTokenCount": 9, "thoughtsTokenCount": 4, "cachedContentTokenCount": 8}
+    t = load_foreign(write_lines(tmp_path / "q.jsonl", [
+        qwen("assistant", [{"text": "a"}], timestamp="2026-01-01T00:00:00Z", usageMetadata=usage),
+        qwen("assistant", [fcall("a", "run_shell_command", {"command": "ls"})], timestamp="2026-01-01T00:00:05Z",
+             usageMetadata=usage),
+        fresult("a", "run_shell_command", shell_text("x", "0")),
+        qwen("user", [{"text": "and then?"}], timestamp="2026-01-01T00:01:00Z"),
+        qwen("assistant", [{"text": "b"}], timestamp="2026-01-01T00:02:00Z")]))
+    first, second = t.log.steps
+    assert first.usage == {"prompt_tokens": 100, "completion_tokens": 18, "cached_tokens": 16, "reasoning_tokens": 8}
+    assert first.human_after and second.usage is None and t.log.ended_at - first.at == 120
+
+
+def test_opencode_facts_tokens_cost_and_the_sessions_error(tmp_path):
+    finish = oc("step_finish", "m1", id="f1", type="step-finish", reason="tool-calls", cost=0.0125,
+                tokens={"input": 40, "output": 6, "reasoning": 2, "cache": {"read": 100, "write": 10}})
+    t = load_foreign(write_lines(tmp_path / "o.jsonl", [
+        {**oc("step_start", "m1", id="s1", type="step-start"), "timestamp": 1767225600000},
+        tool("t1", "m1", "bash", {"command": "ls"}, output="a\n", metadata={"exit": 0}), finish,
+        {"type": "error", "timestamp": 1767225660000, "sessionID": "ses_1",
+         "error": {"name": "APIError", "data": {"message": "Rate limit exceeded, retry later"}}}]))
+    (step,) = t.log.steps
+    assert step.usage == {"prompt_tokens": 150, "completion_tokens": 8, "cached_tokens": 100,
+                          "cache_write_tokens": 10, "reasoning_tokens": 2}
+    assert step.usd == 0.0125 and step.at == 1767225600.0 and t.log.ended_at == 1767225660.0
+    assert (t.log.stop, t.log.stop_line) == ("usage_limit", "Rate limit exceeded, retry later")

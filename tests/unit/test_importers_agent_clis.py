@@ -56,6 +56,16 @@ def test_a_real_transcript_is_its_steps(name, fmt, source, model, run_id, comman
 
 
 @pytest.mark.parametrize("name", [r[0] for r in REAL])
+def test_a_real_transcript_says_when_each_step_began_and_its_tokens(name):
+    log = load_foreign(TRANSCRIPTS / name).log
+    assert len(log.steps) == 3 and all(s.at is not None for s in log.steps)
+    assert [s.at for s in log.steps] == sorted(s.at for s in log.steps) and log.ended_at >= log.steps[-1].at
+    assert [s.tokens for s in log.steps] == [15, 15, 15]  # the stub model's 10 + 5 a request
+    assert [s.usd for s in log.steps] == [None] * 3  # opencode's cost 0 for a model it has no price for
+    assert log.stop == "" and not any(s.human_after for s in log.steps)
+
+
+@pytest.mark.parametrize("name", [r[0] for r in REAL])
 def test_a_torn_last_line_is_left_out_with_a_warning(tmp_path, name):
     whole = (TRANSCRIPTS / name).read_text()
     lines = whole.splitlines(keepends=True)
