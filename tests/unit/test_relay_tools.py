@@ -25,7 +25,7 @@ from impasse.models.scripted import Edit, Playbook, ScriptedPolicy
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Ending
 from tests.unit.relay_clients import CODEX_TOOLS, Codex, apply_patch
-from tests.unit.test_relay_episodes import BUGGY, FIXED, PASSES, recorded, run_dir, workspace  # noqa: F401
+from tests.unit.test_relay_episodes import BUGGY, FIXED, PASSES, recorded, workspace  # noqa: F401
 
 EDIT_SCRIPT = str(Path(__file__).resolve().parents[2] / "harness" / "edit_file.py")
 CLAUDE_REMINDER = "\n\n<system-reminder>\n<total_tokens>14999994 tokens left</total_tokens>\n</system-reminder>"
