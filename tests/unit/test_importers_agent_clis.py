@@ -97,6 +97,7 @@ def lines_of(*records: dict) -> list[dict]:
 # Real lines of the same agents' other outputs (the probe's stdout samples), which are not these formats.
 GEMINI_STREAM_JSON = lines_of(
     {"type": "init", "timestamp": "2026-12-01T23:27:54.543Z", "session_id": "6a7ecb88", "model": "gemini-2.5-pro"},
+    {"type": "message", "timestamp": "2026-12-01T23:27:54.551Z", "role": "user", "content": "Create probe.txt"},
     {"type": "tool_use", "timestamp": "2026-12-01T23:27:54.686Z", "tool_name": "run_shell_command",
      "tool_id": "run_shell_command_0", "parameters": {"command": LS}},
     {"type": "tool_result", "timestamp": "2026-12-01T23:27:55.283Z", "tool_id": "run_shell_command_0",
@@ -107,9 +108,12 @@ QWEN_STREAM_JSON = lines_of(
         {"type": "tool_use", "id": "call_a5ea5e59", "name": "run_shell_command", "input": {"command": LS}}]}})
 
 
-def test_other_outputs_of_these_agents_are_not_taken_for_their_sessions():
-    with pytest.raises(ImportProblem, match="unknown JSON Lines format"):
-        detect(("jsonl", GEMINI_STREAM_JSON))  # Gemini's -o stream-json stdout: not a session file
+def test_other_outputs_of_these_agents_are_not_taken_for_their_sessions(tmp_path):
+    with pytest.raises(ImportProblem, match="Gemini CLI's -o stream-json output.*read its session file"):
+        detect(("jsonl", GEMINI_STREAM_JSON))  # Gemini's stdout: neither its session nor a Codex rollout
+    stdout = tmp_path / "gemini-stdout.jsonl"
+    stdout.write_text("".join(json.dumps(r) + "\n" for r in GEMINI_STREAM_JSON))
+    assert not is_foreign_file(stdout)  # a folder walk passes it over
     assert detect(("jsonl", QWEN_STREAM_JSON)) == "claude-code"  # Qwen's stream-json is Claude Code's stdout shape
 
 
