@@ -11,6 +11,7 @@ from pathlib import Path
 
 from impasse.analysis.formats.atif import from_atif
 from impasse.analysis.formats.claude_code import from_claude_code
+from impasse.analysis.formats.cli_facts import CLI_LOGS, cli_log
 from impasse.analysis.formats.codex import ITEM_TYPES, ROLLOUT_TYPES, from_codex
 from impasse.analysis.formats.codex_exec import EVENTS as CODEX_EXEC_EVENTS
 from impasse.analysis.formats.codex_exec import from_codex_exec
@@ -68,6 +69,13 @@ def detect_json(data) -> str:
     raise ImportProblem("unknown trajectory format (not mini-swe-agent, SWE-agent, ATIF or OpenHands)")
 
 
+def is_gemini_stream(record: dict) -> bool:
+    """The first line of Gemini CLI's `-o stream-json` stdout (`init`, then `message`, `tool_use`,
+    `tool_result`, `result` events): not read, since it keeps no exit code and no turns; and not a
+    Codex rollout, though its `message` lines are named like Codex's items."""
+    return record.get("type") == "init" and "session_id" in record and "model" in record
+
+
 def detect_jsonl(records: list[dict]) -> str:
     # the Gemini CLI, Qwen Code and opencode lines first: a Qwen Code record is a `user`/`assistant`
     # line with a `message` too (of Gemini-style `parts`), and opencode prints `reasoning` events
@@ -79,6 +87,9 @@ def detect_jsonl(records: list[dict]) -> str:
         return "opencode-json"
     if any(r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict) for r in records):
         return "claude-code"
+    if records and is_gemini_stream(records[0]):
+        raise ImportProblem("Gemini CLI's -o stream-json output, which keeps no exit code: read its session file "
+                            "(~/.gemini/tmp/<project>/chats/session-*.jsonl, gemini-cli) instead")
     if any(r.get("type") in CODEX_TYPES for r in records):
         return "codex"
     if any(r.get("type") in CODEX_EXEC_EVENTS and r.get("type") != "error" for r in records):
@@ -119,6 +130,8 @@ def is_foreign_file(path: Path) -> bool:
             record = json.loads(line)
         except json.JSONDecodeError:
             continue
+        if isinstance(record, dict) and is_gemini_stream(record):
+            return False
         if isinstance(record, dict) and says_jsonl_format(record):
             return True
     return False
@@ -220,6 +233,8 @@ def facts_of(fmt: str, data, trajectory: NTrajectory, path: Path) -> SessionLog 
     """Times, tokens and how the session stopped, where the log records them; a log whose extras
     cannot be read is still annotated, without them."""
     try:
+        if fmt in CLI_LOGS:
+            return cli_log(fmt, data, len(trajectory.steps))
         return session_log(fmt, data, len(trajectory.steps), path)
     except (AttributeError, KeyError, TypeError, ValueError):
         return None

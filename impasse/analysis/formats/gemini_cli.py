@@ -111,10 +111,12 @@ def shell_result(text: str) -> tuple[str, int | None, bool]:
             lines.pop()
             code = int(found.group(1)) if found.groups() else code
             signal = signal or found.group(0).startswith("Signal: ")
-    output = "\n".join(lines)
+    process_error = len(lines) > 1 and lines[-1].startswith("Error: ")  # the output is at least `(empty)`
     if code is None:
-        code = FAILED_STATUS_UNKNOWN if signal else (None if lines[-1].startswith("Error: ") else 0)
-    return ("" if output == EMPTY else output), code, False
+        code = FAILED_STATUS_UNKNOWN if signal else (None if process_error else 0)
+    if lines[0] == EMPTY:
+        lines = lines[1:]
+    return "\n".join(lines), code, False
 
 
 def gemini_action(name: str, args) -> Action:
@@ -139,8 +141,9 @@ def call_obs(call: dict, action: Action, parts) -> Obs:
     failed = call.get("status") == "error" or any(error for _, error in pieces)
     code, timed_out = (FAILED_STATUS_UNKNOWN if failed else None), False
     if action.tool == Tool.BASH:
+        stopped = text.startswith(NO_STATUS)  # cancelled, timed out or backgrounded: no status
         text, shell_code, timed_out = shell_result(text)
-        code = shell_code if shell_code is not None else code
+        code = shell_code if shell_code is not None or stopped else code
     return Obs(text, code, kind=action.kind, timed_out=timed_out, executed=call.get("status") != "cancelled")
 
 

@@ -8,6 +8,7 @@ event printed twice (the same part id) counts once; `error` events (the session'
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from impasse.agents.tools_opencode import opencode_output, unwrapped
@@ -72,23 +73,31 @@ def tool_obs(state: dict, action: Action) -> Obs:
                timed_out=bool(note and TIMED_OUT in note.group(1)))
 
 
-def opencode_steps(records: list[dict]) -> list[NStep]:
-    steps: list[NStep] = []
+def stepped_events(records: list[dict]) -> Iterator[tuple[bool, dict]]:
+    """Each event once (by its part id), and whether it opens a step: a `step_start`, the first
+    event, or a part of another message."""
     seen: set[str] = set()  # part ids already read
     message = None  # the message the current step belongs to
+    first = True
     for record in records:
         if not is_opencode_event(record):
             continue
-        part, kind = record["part"], record["type"]
+        part = record["part"]
         if part.get("id") is not None:
             if str(part["id"]) in seen:
                 continue
             seen.add(str(part["id"]))
         owner = part.get("messageID")
-        if kind == "step_start" or not steps or (owner is not None and owner != message):
+        yield record["type"] == "step_start" or first or (owner is not None and owner != message), record
+        message, first = (owner if owner is not None else message), False
+
+
+def opencode_steps(records: list[dict]) -> list[NStep]:
+    steps: list[NStep] = []
+    for opens, record in stepped_events(records):
+        if opens:
             steps.append(NStep(len(steps) + 1, ""))
-        message = owner if owner is not None else message
-        step = steps[-1]
+        part, kind, step = record["part"], record["type"], steps[-1]
         if kind == "text" and part.get("text"):
             step.text = f"{step.text}\n{part['text']}" if step.text else str(part["text"])
         elif kind == "tool_use":

@@ -76,16 +76,17 @@ def shell_result(text: str, display) -> tuple[str, int | None, bool]:
 
 
 def result_obs(part: dict, action: Action | None, result) -> Obs:
-    """A functionResponse part: its text; a shell command's output and status; any other failed call
-    (`toolCallResult.status: error`, or an `error` response) failed with no number; a cancelled one
-    never ran."""
+    """A functionResponse part: its text; a shell command's output and status (none for a command
+    cancelled or timed out); any other failed call (`toolCallResult.status: error`, or an `error`
+    response) failed with no number; a cancelled one never ran."""
     text, error = response_text(part)
     result = result if isinstance(result, dict) else {}
     failed = error or result.get("status") == "error"
     code, timed_out = (FAILED_STATUS_UNKNOWN if failed else None), False
     if action is not None and action.tool == Tool.BASH:
+        stopped = text.startswith(NO_STATUS)  # cancelled or timed out: no status, though Qwen says `error`
         text, shell_code, timed_out = shell_result(text, result.get("resultDisplay"))
-        code = shell_code if shell_code is not None else code
+        code = shell_code if shell_code is not None or stopped else code
     return Obs(text, code, kind=action.kind if action else OTHER, timed_out=timed_out,
                executed=result.get("status") != "cancelled")
 

@@ -1,0 +1,128 @@
+"""The SessionLog (analysis/session_log.py) of a Gemini CLI session, a Qwen Code session and `opencode
+run --format json` output: when each step began, its tokens in impasse's keys, where a human spoke
+next, the log's last timestamp and the error it ended on. Each walks the records by its reader's own
+step rule (gemini_cli.py, qwen_code.py, opencode.py), so the facts line up with the steps; when the
+count differs, session_facts drops the per-step facts rather than misplace them."""
+
+from __future__ import annotations
+
+from impasse.analysis.formats.common import text_of
+from impasse.analysis.formats.gemini_cli import replay
+from impasse.analysis.formats.opencode import stepped_events
+from impasse.analysis.formats.qwen_code import is_qwen_record
+from impasse.analysis.formats.session_facts import failure_stop, first_line, stamp, summed
+from impasse.analysis.session_log import SessionLog, StepFacts
+
+
+def count(value) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def gemini_usage(tokens) -> dict | None:
+    """Gemini CLI's `tokens` (the Gemini API's counts: `input` holds the cached part, `output` leaves
+    the thoughts out)."""
+    if not isinstance(tokens, dict):
+        return None
+    return {"prompt_tokens": count(tokens.get("input")),
+            "completion_tokens": count(tokens.get("output")) + count(tokens.get("thoughts")),
+            "cached_tokens": count(tokens.get("cached")), "reasoning_tokens": count(tokens.get("thoughts"))}
+
+
+def is_prompt(message: dict) -> bool:
+    """A user message the human wrote (not the function responses Gemini sends back)."""
+    content = message.get("content")
+    parts = content if isinstance(content, list) else [{"text": content}]
+    return not any(isinstance(p, dict) and "functionResponse" in p for p in parts)
+
+
+def gemini_log(records: list[dict]) -> SessionLog:
+    meta, messages = replay(records)
+    log = SessionLog()
+    for message in messages:
+        kind = message.get("type")
+        if kind == "gemini":
+            log.steps.append(StepFacts(at=stamp(message.get("timestamp")), usage=gemini_usage(message.get("tokens"))))
+            log.stop, log.stop_line = "", ""
+        elif kind == "user" and log.steps and is_prompt(message):
+            log.steps[-1].human_after = True
+        elif kind == "error" and log.steps:  # Gemini CLI's own record of a failed request
+            text = text_of(message.get("content"))
+            log.stop, log.stop_line = failure_stop(text), first_line(text)
+    stamps = [stamp(m.get("timestamp")) for m in messages] + [stamp(meta.get("lastUpdated"))]
+    log.ended_at = max((s for s in stamps if s is not None), default=None)
+    return log
+
+
+def qwen_usage(usage) -> dict | None:
+    """Qwen Code's `usageMetadata` (from the OpenAI wire: `candidatesTokenCount` is the completion
+    tokens with the reasoning in them, `promptTokenCount` the prompt with its cached part)."""
+    if not isinstance(usage, dict):
+        return None
+    return {"prompt_tokens": count(usage.get("promptTokenCount")),
+            "completion_tokens": count(usage.get("candidatesTokenCount")),
+            "cached_tokens": count(usage.get("cachedContentTokenCount")),
+            "reasoning_tokens": count(usage.get("thoughtsTokenCount"))}
+
+
+def qwen_log(records: list[dict]) -> SessionLog:
+    log, usages, in_reply = SessionLog(), [], False
+    for record in records:
+        if not is_qwen_record(record) or record["type"] == "system":
+            continue
+        if record["type"] == "assistant":
+            if not in_reply:
+                log.steps.append(StepFacts(at=stamp(record.get("timestamp"))))
+                usages, in_reply = [], True
+            if (usage := qwen_usage(record.get("usageMetadata"))) is not None:
+                usages.append(usage)
+                log.steps[-1].usage = summed(usages)
+            continue
+        in_reply = False
+        if record["type"] == "user" and log.steps:
+            log.steps[-1].human_after = True
+    log.ended_at = next((stamp(r["timestamp"]) for r in reversed(records) if stamp(r.get("timestamp"))), None)
+    return log
+
+
+def opencode_usage(part: dict) -> dict | None:
+    """A `step_finish` part's `tokens` (opencode takes the cache reads and writes out of `input` and
+    the reasoning out of `output`)."""
+    tokens = part.get("tokens")
+    if not isinstance(tokens, dict):
+        return None
+    cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+    read, written, reasoning = count(cache.get("read")), count(cache.get("write")), count(tokens.get("reasoning"))
+    return {"prompt_tokens": count(tokens.get("input")) + read + written,
+            "completion_tokens": count(tokens.get("output")) + reasoning, "cached_tokens": read,
+            "cache_write_tokens": written, "reasoning_tokens": reasoning}
+
+
+def opencode_log(records: list[dict]) -> SessionLog:
+    """opencode's steps as opencode.opencode_steps opens them; a step's tokens and cost from its
+    `step_finish`; an `error` event (the session's own failure) as how it stopped."""
+    log = SessionLog()
+    for opens, record in stepped_events(records):
+        if opens:
+            log.steps.append(StepFacts(at=stamp(record.get("timestamp"))))
+        if record["type"] == "step_finish":
+            log.steps[-1].usage = opencode_usage(record["part"])
+            cost = record["part"].get("cost")  # 0 for a model opencode has no price for: not recorded
+            log.steps[-1].usd = float(cost) if count(cost) or isinstance(cost, float) and cost > 0 else None
+    for record in records:
+        if record.get("type") == "error" and isinstance(record.get("error"), dict):
+            error = record["error"]
+            data = error.get("data") if isinstance(error.get("data"), dict) else {}
+            text = str(data.get("message") or error.get("name") or "error")
+            log.stop, log.stop_line = failure_stop(text), first_line(text)
+    log.ended_at = next((stamp(r["timestamp"]) for r in reversed(records) if stamp(r.get("timestamp"))), None)
+    return log
+
+
+CLI_LOGS = {"gemini-cli": gemini_log, "qwen-code": qwen_log, "opencode-json": opencode_log}
+
+
+def cli_log(fmt: str, records: list[dict], steps: int) -> SessionLog:
+    log = CLI_LOGS[fmt](records)
+    if log.steps and len(log.steps) != steps:
+        log.steps = []
+    return log
