@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from impasse.agents import wire_anthropic, wire_responses
+from impasse.agents import wire_anthropic, wire_gemini, wire_responses
 from impasse.agents.exchange import Exchange, Reply
 from impasse.agents.exec_sessions import ExecSessions
 from impasse.agents.relay_http import Refused, RelayServer
@@ -254,6 +254,8 @@ class Relay:
 
     def wire_for(self, path: str):
         """The wire module a path is served by (None: not found)."""
+        if wire_gemini.serves(path):  # the model is in the path: /v1beta/models/{model}:generateContent
+            return wire_gemini
         return wire_anthropic if path.startswith("/v1/messages") else WIRES.get(path)
 
     error_wire = wire_anthropic  # the shape of a 404's body, where no wire serves the path

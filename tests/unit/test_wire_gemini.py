@@ -1,7 +1,7 @@
 """The Gemini wire (Gemini CLI 0.61.0): real requests the CLI sent our fake model server read into
 turns, tools and results; provider-side tools refused in Google's error shape; replies as one
 GenerateContentResponse or as `data:`-only SSE chunks whose call ids come back on the CLI's
-functionResponse."""
+functionResponse; and the relay's door routing the model-in-the-path URLs to this wire."""
 
 from __future__ import annotations
 
@@ -13,8 +13,11 @@ import pytest
 
 from impasse.agents import wire_gemini
 from impasse.agents.exchange import Reply, WireError
+from impasse.agents.relay import Relay
 from impasse.agents.relay_http import sse_event
 from impasse.agents.tool_names import AgentCall
+from impasse.models.turns import ModelTurn, ToolCall
+from tests.unit.relay_clients import request
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "wires" / "gemini"
 STREAM = "/v1beta/models/relay-model:streamGenerateContent?alt=sse"
@@ -155,3 +158,41 @@ def test_a_streamed_reply_is_data_only_chunks_and_its_ids_come_back_on_the_next_
     turns = wire_gemini.read_request(body, STREAM).turns
     assert turns[-2].text == "Running it." and [c.id for c in turns[-2].calls] == ["call_1", "call_2"]
     assert [r.call_id for r in turns[-1].results] == ["call_1", "call_2"]
+
+
+class Scripted:
+    """A real-model stand-in behind the relay: a shell call, then done."""
+
+    name = "test:gemini"
+
+    def __init__(self) -> None:
+        self.seen: list[list[dict]] = []
+
+    def complete(self, messages, tools):
+        self.seen.append(messages)
+        if messages[-1]["role"] == "tool":
+            return ModelTurn("done", usage=USAGE)
+        return ModelTurn("", [ToolCall("call_7", "run_shell_command", {"command": "ls"}, '{"command": "ls"}')], USAGE)
+
+
+def test_the_relay_serves_gemini_paths_with_this_wire(run_dir):
+    first = sample("first-turn")["body"]
+    model = Scripted()
+    with Relay(model, run_dir, agent="codex", speaks_impasse=False) as relay:
+        status, headers, data = request(relay.socket_path, "POST", STREAM, first)
+        parsed = chunks(("", json.loads(block.removeprefix("data: ")))
+                        for block in data.decode().split("\n\n") if block)
+        call = parsed[-1]["candidates"][0]["content"]["parts"][0]["functionCall"]
+        answered = copy.deepcopy(first)
+        answered["contents"] += [{"role": "model", "parts": [{"functionCall": call}]}, {"role": "user", "parts": [
+            {"functionResponse": {"id": call["id"], "name": call["name"], "response": {"output": "a.txt"}}}]}]
+        whole = request(relay.socket_path, "POST", WHOLE, answered)
+        refused = request(relay.socket_path, "POST", STREAM, first | {"tools": [{"googleSearch": {}}]})
+        broken = request(relay.socket_path, "POST", STREAM, {"contents": 3})
+    assert status == 200 and headers["content-type"] == "text/event-stream"
+    assert call == {"id": "call_7", "name": "run_shell_command", "args": {"command": "ls"}}
+    assert json.loads(whole[2])["candidates"][0]["content"]["parts"] == [{"text": "done"}]
+    assert model.seen[1][-1] == {"role": "tool", "tool_call_id": "call_7", "content": "a.txt"}
+    assert refused[0] == 400 and json.loads(refused[2])["error"]["status"] == "INVALID_ARGUMENT"
+    assert "googleSearch" in json.loads(refused[2])["error"]["message"]
+    assert broken[0] == 400 and json.loads(broken[2])["error"]["code"] == 400
