@@ -10,7 +10,9 @@ and `usageMetadata`.
 
 Call ids: the CLI keeps the id a `functionCall` came with and sends it back on its
 `functionResponse`. A history without ids (the real Gemini API gives none) is joined by name and
-order to the model turn before it, as that API does; the calls get ids from their place.
+order to the model turn before it, as that API does; the calls get ids from their place. The
+model's thought parts and the CLI's `thoughtSignature` are read as nothing, and a reply carries none
+(the CLI strips thoughts from its history; no model behind the relay reads Gemini's signatures).
 
 Refused: every tool that is not `functionDeclarations` (`googleSearch`, `googleSearchRetrieval`,
 `codeExecution`, `urlContext`, `computerUse`, `fileSearch`, `googleMaps`, `retrieval`, …: the
@@ -105,8 +107,8 @@ def model_turn(parts: list[dict], index: int) -> Turn:
     turn = Turn("assistant")
     for number, part in enumerate(parts):
         if part.get("thought"):
-            turn.carry.append(part)
-        elif "functionCall" in part:
+            continue  # the model's thoughts: the CLI strips them from its history; nothing to carry
+        if "functionCall" in part:
             call = part["functionCall"] if isinstance(part["functionCall"], dict) else {}
             name, args = str(call.get("name", "")), call.get("args")
             turn.calls.append(AgentCall(str(call.get("id") or f"{name}_{index}_{number}"), name,
@@ -169,9 +171,7 @@ def json_schema(schema):
 
 
 def parts_of_reply(reply: Reply) -> list[dict]:
-    parts = [dict(block) for block in reply.carry if isinstance(block, dict) and block.get("thought")]
-    if reply.text:
-        parts.append({"text": reply.text})
+    parts = [{"text": reply.text}] if reply.text else []
     parts += [{"functionCall": {"id": call.id, "name": call.name, "args": call.arguments or {}}}
               for call in reply.calls]
     return parts or [{"text": ""}]

@@ -78,6 +78,25 @@ def test_a_history_without_ids_is_joined_by_name_and_order_as_the_gemini_api_doe
     assert wire_gemini.read_request(body, STREAM).turns[2].calls[0].id == first.id  # the same id every request
 
 
+def test_thoughts_are_not_said_and_another_vendors_carry_is_not_sent():
+    body = {"contents": [{"role": "user", "parts": [{"text": "go"}]}, {"role": "model", "parts": [
+        {"text": "weighing it", "thought": True}, {"text": "Do"}, {"text": "ne."}]}]}
+    turn = wire_gemini.read_request(body, STREAM).turns[-1]
+    assert (turn.role, turn.text, turn.carry) == ("assistant", "Done.", [])
+    carried = Reply("ok", carry=[{"type": "thinking", "thinking": "x", "signature": "s"}])
+    assert wire_gemini.reply_body(carried, "m")["candidates"][0]["content"]["parts"] == [{"text": "ok"}]
+
+
+def test_a_declarations_openapi_parameters_are_read_as_json_schema():
+    declaration = {"name": "bash", "description": "Run.", "parameters": {
+        "type": "OBJECT", "properties": {"command": {"type": "STRING"}, "argv": {"type": "ARRAY", "items": {
+            "type": "STRING"}}}, "required": ["command"]}}
+    body = {"contents": [{"parts": [{"text": "go"}]}], "tools": [{"functionDeclarations": [declaration]}]}
+    parameters = wire_gemini.read_request(body, WHOLE).tools[0]["function"]["parameters"]
+    assert parameters == {"type": "object", "required": ["command"], "properties": {
+        "command": {"type": "string"}, "argv": {"type": "array", "items": {"type": "string"}}}}
+
+
 def test_the_routers_utility_call_is_a_whole_reply_with_no_tools():
     captured = sample("router-classifier")
     exchange = wire_gemini.read_request(captured["body"], captured["path"])
