@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from impasse.agents import wire_anthropic, wire_chat, wire_responses
+from impasse.agents import wire_anthropic, wire_chat, wire_gemini, wire_responses
 from impasse.agents.exchange import Exchange, Reply
 from impasse.agents.exec_sessions import ExecSessions
 from impasse.agents.relay_http import Refused, RelayServer
@@ -47,8 +47,9 @@ Escalations = Callable[[str, str, int], "str | None"]  # reason, what the agent 
 WIRES = {"/v1/messages": wire_anthropic, "/v1/responses": wire_responses, "/responses": wire_responses,
          "/v1/chat/completions": wire_chat, "/chat/completions": wire_chat}
 # The wire each agent's spec says it speaks; a path of another wire is not found for it.
-SPOKEN = {name: {"anthropic-messages": wire_anthropic, "responses": wire_responses,
-                 "chat-completions": wire_chat}[spec.wire] for name, spec in load_specs().items()}
+WIRE_MODULES = {"anthropic-messages": wire_anthropic, "responses": wire_responses, "chat-completions": wire_chat,
+                "gemini": wire_gemini}
+SPOKEN = {name: WIRE_MODULES[spec.wire] for name, spec in load_specs().items()}
 STOP = "The episode is over; stop here."
 SIDE_ANSWER = "OK."
 
@@ -259,7 +260,10 @@ class Relay:
 
     def wire_for(self, path: str):
         """The wire module a path is served by, where it is the agent's own wire (None: not found)."""
-        wire = wire_anthropic if path.startswith("/v1/messages") else WIRES.get(path)
+        if wire_gemini.serves(path):  # the model is in the path: /v1beta/models/{model}:generateContent
+            wire = wire_gemini
+        else:
+            wire = wire_anthropic if path.startswith("/v1/messages") else WIRES.get(path)
         return wire if wire is SPOKEN.get(self.agent, wire) else None
 
     error_wire = wire_anthropic  # the shape of a 404's body, where no wire serves the path

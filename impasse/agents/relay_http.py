@@ -15,7 +15,7 @@ import socketserver
 import time
 from http.server import BaseHTTPRequestHandler
 
-from impasse.agents import wire_anthropic
+from impasse.agents import wire_anthropic, wire_gemini
 from impasse.agents.exchange import Exchange, Reply, WireError
 
 ESCALATION_PATH = "/impasse/escalation"  # the MCP server's way to the operator (agents/relay.py)
@@ -82,7 +82,8 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/v1/messages/count_tokens":
             entry["kind"] = "count_tokens"
             return lambda: self.send_json(200, wire_anthropic.count_tokens(request))
-        exchange = wire.read_request(request)
+        # Gemini's model and streaming are in the path (its query too: `alt=sse`)
+        exchange = wire.read_request(request, self.path) if wire is wire_gemini else wire.read_request(request)
         key = hashlib.blake2b(body, digest_size=16).hexdigest()
         reply, entry["kind"] = self.server.relay.answer(exchange, key)
         entry["step"] = self.server.relay.steps
