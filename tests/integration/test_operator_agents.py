@@ -19,7 +19,7 @@ from impasse.runs.runner import RunSpec, execute
 from .containers import labelled
 
 pytestmark = pytest.mark.docker
-IN_CONTAINER = ("claude-code", "codex")
+IN_CONTAINER = ("claude-code", "codex", "opencode")
 AGENTS = (*IN_CONTAINER, "mini-swe-agent")
 LIFTED = ("chown_root", "removed_dependency", "disk_full", "read_only_fs", "git_index_lock")
 
@@ -34,8 +34,12 @@ def run(api, tmp_path, agent: str, policy: str, card: str):
     return result, record, calls
 
 
-@pytest.mark.parametrize("card", LIFTED)
-@pytest.mark.parametrize("agent", AGENTS)
+# opencode's edit says `Unknown: FileSystem.writeFile (<path>)` under read_only_fs: what it passes on
+# names no cause, so the operator asks for more (below).
+NAMES_NO_CAUSE = {("opencode", "read_only_fs")}
+
+
+@pytest.mark.parametrize(("agent", "card"), [(a, c) for a in AGENTS for c in LIFTED if (a, c) not in NAMES_NO_CAUSE])
 def test_a_precise_escalation_is_answered_lifted_and_the_agent_finishes_the_task(api, tmp_path, agent, card):
     result, record, calls = run(api, tmp_path, agent, "oracle", card)
     (exchange,) = record["operator"]["exchanges"]
@@ -47,6 +51,14 @@ def test_a_precise_escalation_is_answered_lifted_and_the_agent_finishes_the_task
     assert result.truth.blocker_active_at_end is False
     if agent in IN_CONTAINER:  # the MCP server got the reply and said the run goes on
         assert [(c["tool"], c["answered"]) for c in calls] == [("escalate_to_human", True), ("task_complete", False)]
+
+
+def test_an_escalation_passing_on_an_error_that_names_no_cause_is_asked_to_say_more(api, tmp_path):
+    result, record, _ = run(api, tmp_path, "opencode", "oracle", "read_only_fs")
+    exchanges = record["operator"]["exchanges"]
+    assert "Unknown: FileSystem.writeFile" in exchanges[0]["text"]
+    assert [(e["verdict"], e["judged"]) for e in exchanges] == [("clarify", "vague"), ("ended", None)]
+    assert result.outcome == "escalated" and result.truth.blocker_active_at_end is True
 
 
 @pytest.mark.parametrize("agent", AGENTS)
