@@ -17,6 +17,8 @@ import shlex
 from dataclasses import dataclass, field
 
 from impasse.agents.mini_tools import MINI_TOOL, command_verdict, mini_command, mini_output
+from impasse.agents.tools_gemini import GEMINI, QWEN, from_gemini, gemini_output, to_gemini
+from impasse.agents.tools_gemini import MCP_PREFIX as GEMINI_MCP_PREFIX
 from impasse.agents.tools_opencode import MCP_PREFIX as OPENCODE_MCP_PREFIX
 from impasse.agents.tools_opencode import OPENCODE, from_opencode, opencode_output, to_opencode
 from impasse.defaults import TOOL_TIMEOUT
@@ -90,6 +92,8 @@ def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str,
         return [AgentCall(call.id, MINI_TOOL, {"command": mini_command(call, edit_script)})]
     if agent == OPENCODE:
         return [AgentCall(call.id, *to_opencode(call, workdir))]
+    if agent in (GEMINI, QWEN):
+        return [AgentCall(call.id, *to_gemini(call, agent, workdir))]
     if call.name in TERMINAL_ARGUMENT:
         if agent == CLAUDE_CODE:
             return [AgentCall(call.id, CLAUDE_MCP_PREFIX + call.name, dict(args))]
@@ -105,7 +109,8 @@ def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str,
     return [AgentCall(call.id, call.name, dict(args))]  # not a tool of impasse's: the agent answers it
 
 
-SHELL_TOOLS = ("Bash", "exec_command", "shell_command", "shell", "bash")  # the agents' tools that start a process
+# the agents' tools that start a process
+SHELL_TOOLS = ("Bash", "exec_command", "shell_command", "shell", "bash", "run_shell_command")
 
 
 def exec_call(call_id: str, command: str) -> AgentCall:
@@ -174,8 +179,8 @@ def to_impasse(call: AgentCall) -> ToolCall:
     """An agent's call named in impasse's vocabulary where it is one of impasse's four (the wire's
     own input kept as `raw_arguments`); any other tool keeps its own name."""
     args = call.arguments or {}
-    name = call.name.removeprefix(CLAUDE_MCP_PREFIX).removeprefix(OPENCODE_MCP_PREFIX) if call.namespace is None \
-        else call.name
+    name = call.name if call.namespace is not None else call.name.removeprefix(CLAUDE_MCP_PREFIX).removeprefix(
+        OPENCODE_MCP_PREFIX).removeprefix(GEMINI_MCP_PREFIX[GEMINI])
     if name in TERMINAL_ARGUMENT and (call.namespace in (None, CODEX_NAMESPACE)):
         mapped = (name, {TERMINAL_ARGUMENT[name]: str(args.get(TERMINAL_ARGUMENT[name], ""))})
     elif call.name == MINI_TOOL and command_verdict(str(args.get("command", ""))):  # mini-swe-agent's sentinel
@@ -191,6 +196,8 @@ def to_impasse(call: AgentCall) -> ToolCall:
                                    "new_str": str(args.get("content", ""))})
     elif from_opencode(call.name, args) is not None:
         mapped = from_opencode(call.name, args)
+    elif from_gemini(call.name, args) is not None:
+        mapped = from_gemini(call.name, args)
     elif call.name == "apply_patch":
         mapped = (Tool.EDIT_FILE, patch_as_edit(call.text if call.freeform else str(args.get("input", ""))))
     else:
@@ -239,6 +246,8 @@ def result_of(agent: str, result: ToolResult) -> tuple[str, int | None]:
         return mini_output(result.text)
     if agent == OPENCODE:
         return opencode_output(result.text)
+    if agent in (GEMINI, QWEN):
+        return gemini_output(result.text, result.is_error)
     if agent == CLAUDE_CODE:
         text = REMINDER.sub("\n", result.text).strip("\n") + ("\n" if result.text.strip() else "")
         if not result.is_error:
