@@ -33,11 +33,14 @@ def extract_pinned(spec: AgentSpec, tarball: Path, root: str, files: tuple[Pinne
     with tarfile.open(tarball) as tar:
         for pinned in files:
             member_name = f"{root}/{pinned.path}"
+            if escapes(pinned.path):
+                raise AgentInstallError(f"{spec.label}: agents.lock pins {pinned.path}, which climbs out of the "
+                                        "package: refused, nothing was kept")
             try:
                 member = tar.getmember(member_name)
             except KeyError:
                 raise AgentInstallError(f"{spec.label}: the package holds no {member_name}") from None
-            if not member.isfile() or escapes(pinned.path):
+            if not member.isfile():
                 raise AgentInstallError(f"{spec.label}: {member_name} in the package is not a regular file")
             write_checked(spec, tar, member, staging / pinned.path, pinned)
 

@@ -233,3 +233,16 @@ def test_the_fake_npm_speaks_npm_s_json(npm, tmp_path):
     dest.mkdir()
     out = os.popen(f"npm pack @fake/js@1.0.0 --json --pack-destination {dest}").read()
     assert json.loads(out) == [{"filename": "@fake+js@1.0.0.tgz"}] and (dest / "@fake+js@1.0.0.tgz").is_file()
+
+
+def test_a_pinned_path_climbing_out_of_the_package_is_refused(npm, tmp_path):
+    package = publish(npm, "@fake/js@1.0.0", FILES)
+    lock = tmp_path / "agents-escape.lock"
+    lock.write_text(f"fake-js@1.0.0 npm:@fake/js@1.0.0 {sha256(package)} {len(package)}\n"
+                    f"fake-js@1.0.0 ../escaped.txt {sha256(ENTRY)} {len(ENTRY)}\n")
+    spec = fake_js(runtime=None)
+    spec = dataclasses.replace(spec, agent=dataclasses.replace(
+        spec.agent, package=dataclasses.replace(spec.agent.package, keep_all=False, executable=())))
+    with pytest.raises(AgentInstallError, match=r"agents.lock pins \.\./escaped\.txt, which climbs out of the package"):
+        ensure_agent(spec, cache=tmp_path / "cache", lock=lock)
+    assert leftovers(tmp_path / "cache") == [] and not list(tmp_path.rglob("escaped.txt"))
