@@ -86,7 +86,8 @@ class ExternalAgent:
 
     def run(self, box, model: Model, run_dir: RunDir, prompt: str, budget: int, wall: int,
             hooks: Hooks) -> EpisodeEnd:
-        launch = LAUNCHES[self.name](self.installed.entry, prompt, answered=hooks.operator is not None)
+        launch = LAUNCHES[self.name](self.installed.entry, prompt, answered=hooks.operator is not None,
+                                     runtime=self.installed.runtime)
         desk = Answering(hooks.operator) if hooks.operator is not None else None
         with Relay(model, run_dir, agent=self.name, budget=budget, socket_path=f"{self.relay_dir}/model.sock",
                    between_steps=between_steps(hooks), on_step=None, faults=step_faults(box, hooks),

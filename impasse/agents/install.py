@@ -8,24 +8,29 @@ mini-swe-agent runs on the host: it is checked to be installed at its pin (`impa
 A fetch builds the folder in a private temporary folder and renames it into place only once every
 byte is checked, under a file lock, so two processes never fetch the same agent at once and an
 interrupted or rejected fetch leaves nothing behind. A second call is a cache hit: no npm.
+
+A package can be kept whole (`keep: all`, a JS bundle of hundreds of files: its tarball's digest
+checks them all), and an agent can need a runtime the image lacks (`runtime:`, Node for a JS bundle):
+its own npm package, fetched and checked the same way, its pinned files put in a subfolder of the
+agent's folder (`node/bin/node`), its program named to the launch as `{runtime}`. unpack.py writes
+the files.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
-from impasse.agents.pins import LOCK, AgentPin, AgentSpec, PinnedFile, Placement, parse_agent, pin_of
+from impasse.agents.pins import LOCK, AgentPin, AgentSpec, PackagePin, PinnedFile, Placement, parse_agent, pin_of
+from impasse.agents.specs import Runtime
+from impasse.agents.unpack import AgentInstallError, extract_pinned, extract_whole, make_executable, mismatch
 from impasse.hashing import file_sha256
 from impasse.infra.images import AGENT_MOUNT_SCRIPTS, Log
 from impasse.locks import file_lock
@@ -33,7 +38,6 @@ from impasse.paths import HARNESS
 
 MOUNT_POINT = "/opt/impasse-agents"
 MARKER = ".pins"  # written last: a folder without it (or with other pins) is not a finished install
-BLOCK = 1 << 20
 
 
 def default_cache() -> Path:
@@ -42,15 +46,12 @@ def default_cache() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "impasse" / "agents"
 
 
-class AgentInstallError(RuntimeError):
-    """The agent could not be made ready: npm failed, a checksum did not match, a pin is missing."""
-
-
 @dataclass(frozen=True)
 class InstalledAgent:
     spec: AgentSpec
     folder: Path | None  # on the host, mounted read-only at MOUNT_POINT; None for a host or built-in agent
     entry: str  # the program: its path in the container for a native agent, on the host for mini-swe-agent
+    runtime: str = ""  # the runtime's program in the container (`{runtime}` in a launch), for an agent with one
 
     @property
     def version(self) -> str | None:
@@ -72,7 +73,9 @@ def ensure_agent(spec: str | AgentSpec, log: Log = lambda m: None, cache: Path |
     package = spec.agent.package
     assert package is not None, f"{spec.name} is a native agent without a package"
     folder = install_native(spec, pin_of(spec, lock), cache or default_cache(), log)
-    return InstalledAgent(spec, folder, f"{MOUNT_POINT}/{package.entry}")
+    runtime = spec.agent.runtime
+    return InstalledAgent(spec, folder, f"{MOUNT_POINT}/{package.entry}",
+                          f"{MOUNT_POINT}/{runtime.program}" if runtime else "")
 
 
 def check_host_agent(spec: AgentSpec) -> str:
@@ -90,27 +93,54 @@ def check_host_agent(spec: AgentSpec) -> str:
 
 def install_native(spec: AgentSpec, pin: AgentPin, cache: Path, log: Log) -> Path:
     final = cache / f"{spec.name}-{spec.version}"
-    if not is_installed(final, pin):
+    if not is_installed(final, spec, pin):
         cache.mkdir(parents=True, exist_ok=True)
         with file_lock(cache / f".{final.name}.lock"):
-            if not is_installed(final, pin):  # another process may have finished it while we waited
+            if not is_installed(final, spec, pin):  # another process may have finished it while we waited
                 remove_abandoned_fetches(final)
                 fetch_into_place(spec, pin, final, log)
     sync_scripts(final)
     return final
 
 
-def marker_text(pin: AgentPin) -> str:
-    return "".join(f"{f.path} {f.sha256} {f.size}\n" for f in (pin.tarball, *pin.files))
+def runtime_pin(spec: AgentSpec, pin: AgentPin) -> tuple[Runtime, PackagePin] | None:
+    """The agent's runtime and its pins in the lock (under the agent's version, by its npm spec)."""
+    runtime = spec.agent.runtime
+    if runtime is None:
+        return None
+    found = pin.other(runtime.npm)
+    if found is None or runtime.entry not in {f.path for f in found.files}:
+        raise AgentInstallError(f"{spec.label}: agents.lock pins no runtime {runtime.npm} for it (its tarball "
+                                f"npm:{runtime.npm} and its program {runtime.npm}:{runtime.entry})")
+    return runtime, found
 
 
-def is_installed(folder: Path, pin: AgentPin) -> bool:
-    """The marker names these pins and every file is there at its size. The digests were checked
-    when the folder was made; rehashing ~400 MB on every run would cost about a second."""
+def placed(spec: AgentSpec, pin: AgentPin) -> list[PinnedFile]:
+    """Every pinned file at its path in the agent's folder: the package's, then the runtime's in its subfolder."""
+    found = runtime_pin(spec, pin)
+    beside = [PinnedFile(f"{found[0].into}/{f.path}", f.sha256, f.size) for f in found[1].files] if found else []
+    return [*pin.files, *beside]
+
+
+def marker_text(spec: AgentSpec, pin: AgentPin) -> str:
+    """The pins and the folder's layout (whole or pinned files, the files made executable, the runtime):
+    a folder made to another layout is made again."""
+    package, found = spec.agent.package, runtime_pin(spec, pin)
+    assert package is not None
+    layout = [*(["keep all"] if package.keep_all else []), *(f"executable {path}" for path in package.executable),
+              *([f"runtime {found[0].into} {found[1].tarball.path} {found[1].tarball.sha256}"] if found else [])]
+    return "".join([*(f"{f.path} {f.sha256} {f.size}\n" for f in (pin.tarball, *placed(spec, pin))),
+                    *(f"{line}\n" for line in layout)])
+
+
+def is_installed(folder: Path, spec: AgentSpec, pin: AgentPin) -> bool:
+    """The marker names these pins and this layout, and every pinned file is there at its size. The
+    digests were checked when the folder was made; rehashing ~400 MB on every run would cost about a
+    second. (A package kept whole is checked by its pinned entry.)"""
     marker = folder / MARKER
-    if not marker.is_file() or marker.read_text() != marker_text(pin):
+    if not marker.is_file() or marker.read_text() != marker_text(spec, pin):
         return False
-    return all((folder / f.path).is_file() and (folder / f.path).stat().st_size == f.size for f in pin.files)
+    return all((folder / f.path).is_file() and (folder / f.path).stat().st_size == f.size for f in placed(spec, pin))
 
 
 def remove_abandoned_fetches(final: Path) -> None:
@@ -123,21 +153,40 @@ def remove_abandoned_fetches(final: Path) -> None:
 def fetch_into_place(spec: AgentSpec, pin: AgentPin, final: Path, log: Log) -> None:
     package = spec.agent.package
     assert package is not None
+    marker = marker_text(spec, pin)  # before any npm: a runtime the lock does not pin is refused first
     with tempfile.TemporaryDirectory(dir=final.parent, prefix=f".fetch-{final.name}~") as tmp:
-        log(f"fetching {spec.label} ({package.spec(spec.version or '')}) with npm ...")
-        tarball = npm_pack(spec, package.spec(spec.version or ""), Path(tmp) / "download")
+        npm_spec = package.spec(spec.version or "")
+        log(f"fetching {spec.label} ({npm_spec}) with npm ...")
+        tarball = npm_pack(spec, npm_spec, Path(tmp) / "download")
         check_digest(spec, tarball, pin.tarball, tarball.name)
         staging = Path(tmp) / final.name
-        extract_pinned(spec, tarball, package.root, pin.files, staging)
+        found = runtime_pin(spec, pin)
+        if package.keep_all:
+            reserved = (MARKER, *AGENT_MOUNT_SCRIPTS, *([found[0].into] if found else []))
+            extract_whole(spec, tarball, package.root, pin.files, staging, reserved)
+        else:
+            extract_pinned(spec, tarball, package.root, pin.files, staging)
         tarball.unlink()
+        make_executable(spec, staging, package.executable)
+        if found:
+            fetch_runtime(spec, *found, Path(tmp), staging, log)
         sync_scripts(staging)
-        (staging / MARKER).write_text(marker_text(pin))
+        (staging / MARKER).write_text(marker)
         for folder in (staging, *(p for p in staging.rglob("*") if p.is_dir())):
             folder.chmod(0o755)  # the agent user (uid 1000) reads the read-only mount
         if final.exists():  # a half-made or stale folder from before: under the lock, nobody uses it now
             shutil.rmtree(final)
         os.replace(staging, final)
     log(f"{spec.label} cached in {final}")
+
+
+def fetch_runtime(spec: AgentSpec, runtime: Runtime, pin: PackagePin, tmp: Path, staging: Path, log: Log) -> None:
+    """The runtime's package fetched and checked like the agent's, its pinned files in their subfolder."""
+    log(f"fetching {spec.label}'s runtime ({runtime.npm}) with npm ...")
+    tarball = npm_pack(spec, runtime.npm, tmp / "download-runtime")
+    check_digest(spec, tarball, pin.tarball, tarball.name)
+    extract_pinned(spec, tarball, runtime.root, pin.files, staging / runtime.into)
+    tarball.unlink()
 
 
 def npm_pack(spec: AgentSpec, npm_spec: str, dest: Path) -> Path:
@@ -180,45 +229,6 @@ def check_digest(spec: AgentSpec, path: Path, pinned: PinnedFile, what: str) -> 
     if found != pinned.sha256:
         path.unlink()
         raise mismatch(spec, what, pinned.sha256, found)
-
-
-def mismatch(spec: AgentSpec, what: str, pinned: str, found: str) -> AgentInstallError:
-    return AgentInstallError(f"{spec.label}: {what}: sha256 mismatch: pinned {pinned}, found {found}. "
-                             "It is not the file agents.lock pins; nothing was kept.")
-
-
-def extract_pinned(spec: AgentSpec, tarball: Path, root: str, files: tuple[PinnedFile, ...], staging: Path) -> None:
-    """Only the pinned files, each hashed as it is written and checked against its pin."""
-    with tarfile.open(tarball) as tar:
-        for pinned in files:
-            member_name = f"{root}/{pinned.path}"
-            try:
-                member = tar.getmember(member_name)
-            except KeyError:
-                raise AgentInstallError(f"{spec.label}: the package holds no {member_name}") from None
-            source = tar.extractfile(member) if member.isfile() else None
-            if source is None:
-                raise AgentInstallError(f"{spec.label}: {member_name} in the package is not a regular file")
-            dest = staging / pinned.path
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            with source, dest.open("wb") as out:
-                digest, size = copy_hashed(source, out)
-            if digest != pinned.sha256:
-                raise mismatch(spec, pinned.path, pinned.sha256, digest)
-            if size != pinned.size:
-                raise AgentInstallError(f"{spec.label}: {pinned.path}: {size} bytes, pinned {pinned.size}; "
-                                        "nothing was kept.")
-            dest.chmod(0o755 if member.mode & 0o111 else 0o644)
-
-
-def copy_hashed(source: IO[bytes], out: IO[bytes]) -> tuple[str, int]:
-    """Copy in blocks, hashing on the way: one pass over a 400 MB binary, not two."""
-    digest, size = hashlib.sha256(), 0
-    while block := source.read(BLOCK):
-        digest.update(block)
-        out.write(block)
-        size += len(block)
-    return digest.hexdigest(), size
 
 
 def sync_scripts(folder: Path) -> None:

