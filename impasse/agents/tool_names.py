@@ -27,7 +27,7 @@ from impasse.models.turns import ToolCall
 from impasse.vocabulary import TERMINAL_ARGUMENT, Tool
 
 CLAUDE_CODE, CODEX, MINI = "claude-code", "codex", "mini-swe-agent"
-AGENTS = (CLAUDE_CODE, CODEX, MINI, OPENCODE)
+AGENTS = (CLAUDE_CODE, CODEX, MINI, OPENCODE, GEMINI, QWEN)
 MCP_SERVER = "impasse"
 CLAUDE_MCP_PREFIX = f"mcp__{MCP_SERVER}__"  # Claude Code: mcp__<server>__<tool>
 CODEX_NAMESPACE = f"mcp__{MCP_SERVER}"  # Codex: a `namespace` tool group, the call carries it
@@ -93,7 +93,11 @@ def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str,
     if agent == OPENCODE:
         return [AgentCall(call.id, *to_opencode(call, workdir))]
     if agent in (GEMINI, QWEN):
-        return [AgentCall(call.id, *to_gemini(call, agent, workdir))]
+        name, arguments = to_gemini(call, agent, workdir)
+        if agent == QWEN and name == "edit":  # it refuses to edit a file not read in the session: a hidden read first
+            return [AgentCall(f"{call.id}_read", "read_file", {"file_path": arguments["file_path"]}, hidden=True),
+                    AgentCall(call.id, name, arguments)]
+        return [AgentCall(call.id, name, arguments)]
     if call.name in TERMINAL_ARGUMENT:
         if agent == CLAUDE_CODE:
             return [AgentCall(call.id, CLAUDE_MCP_PREFIX + call.name, dict(args))]

@@ -21,7 +21,8 @@ EDIT_TOOL = {GEMINI: "replace", QWEN: "edit"}
 WRAPPER = re.compile(r"\A\s*<untrusted_context>\n?(.*?)\n?</untrusted_context>\s*\Z", re.S)
 TRAILER = re.compile(r"^(Error|Exit Code|Signal|Background PIDs|Process Group PGID): (.*)$")
 # Their own words for an edit or a write they made: the code they do not give
-DONE = ("Successfully modified file", "Successfully created and wrote to new file", "Successfully overwrote file")
+DONE = re.compile(r"\A\s*(?:Successfully (?:modified file|created and wrote to new file|overwrote file)"
+                  r"|The file: \S.* has been updated\.)")
 
 
 def absolute(path: str, workdir: str) -> str:
@@ -67,7 +68,7 @@ def gemini_output(text: str, is_error: bool | None) -> tuple[str, int | None]:
     text = unwrapped(text)
     if text.startswith(("Output: ", "Command: ")):
         return command_output(text)
-    if text.strip().startswith(DONE):
+    if DONE.match(text):
         return text, 0
     return text, 1 if is_error else None
 

@@ -66,7 +66,7 @@ def test_a_version_with_no_pin_is_refused_with_the_pinned_ones(spec, pinned):
 def test_every_native_agent_is_pinned_at_its_default_with_its_entry_and_its_own_tarball():
     pins = locked_pins()
     natives = [a for a in AGENTS.values() if a.placement is Placement.CONTAINER]
-    assert {a.name for a in natives} == {"claude-code", "codex", "opencode"} == set(pins)
+    assert {a.name for a in natives} == {"claude-code", "codex", "opencode", "gemini-cli", "qwen-code"} == set(pins)
     for agent in natives:
         assert agent.package is not None and agent.default in pins[agent.name]
         for version, pin in pins[agent.name].items():

@@ -65,11 +65,13 @@ def test_the_rendered_launch_is_todays_exact_setup_and_command(agent, answered):
     assert launch.command == command
 
 
-OPENCODE_FOLDERS = {"IMPASSE_OPENCODE_CONFIG": "/impasse-agent/home/.config/opencode"}  # the agent added since
+OPENCODE_FOLDERS = {"IMPASSE_OPENCODE_CONFIG": "/impasse-agent/home/.config/opencode",  # the agents added since
+                    "IMPASSE_GEMINI_CONFIG": "/impasse-agent/home/.gemini",
+                    "IMPASSE_QWEN_CONFIG": "/impasse-agent/home/.qwen"}
 
 
 def test_only_the_agents_in_the_container_have_a_launch():
-    assert set(LAUNCHES) == {"claude-code", "codex", "opencode"}
+    assert set(LAUNCHES) == {"claude-code", "codex", "opencode", "gemini-cli", "qwen-code"}
 
 
 def test_the_agents_folders_and_the_forwarder_are_todays():
@@ -98,7 +100,8 @@ SPEC_FILES = sorted(SPECS.glob("*.yaml"))
 
 
 def test_every_spec_validates_and_the_agents_are_the_specs():
-    assert [p.stem for p in SPEC_FILES] == ["claude-code", "codex", "mini-swe-agent", "opencode"]
+    assert [p.stem for p in SPEC_FILES] == ["claude-code", "codex", "gemini-cli", "mini-swe-agent", "opencode",
+                                            "qwen-code"]
     specs = load_specs()
     assert list(specs) == [p.stem for p in SPEC_FILES]
     assert list(AGENTS) == ["impasse", *specs]
@@ -108,7 +111,8 @@ def test_every_spec_validates_and_the_agents_are_the_specs():
             spec.placement, spec.version, spec.package, spec)
     assert {n: s.wire for n, s in specs.items()} == {"claude-code": "anthropic-messages", "codex": "responses",
                                                      "mini-swe-agent": "chat-completions",
-                                                     "opencode": "chat-completions"}
+                                                     "opencode": "chat-completions", "gemini-cli": "gemini",
+                                                     "qwen-code": "chat-completions"}
 
 
 def test_the_specs_name_real_importers_and_the_tool_names_impasse_translates():

@@ -28,6 +28,8 @@ GEMINI_MCP = "<untrusted_context>\nFixed: invoicekit is yours to write now.\n</u
     (GEMINI_MCP, None, ("Fixed: invoicekit is yours to write now.", None)),
     ("Successfully modified file: /workspace/a.py (1 replacements).", None, (
         "Successfully modified file: /workspace/a.py (1 replacements).", 0)),
+    ("The file: /workspace/a.py has been updated. Showing lines 1-3 of 9 from the edited file:\n", None, (
+        "The file: /workspace/a.py has been updated. Showing lines 1-3 of 9 from the edited file:\n", 0)),
     ("Error: EACCES: permission denied, open '/workspace/a.py'", True, (
         "Error: EACCES: permission denied, open '/workspace/a.py'", 1)),
 ])
