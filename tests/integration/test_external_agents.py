@@ -31,7 +31,7 @@ from .containers import labelled
 
 pytestmark = pytest.mark.docker
 TASK = "invoicekit-tax-rounding"
-AGENTS = ("claude-code", "codex", "opencode")
+AGENTS = ("claude-code", "codex", "opencode", "gemini-cli", "qwen-code")
 BUDGET = 6  # scripted:persistent's whole run: every external episode costs seconds
 WORKDIR = "/workspace"
 # What each policy must come to under the control and under a blocker (as impasse's own loop does)
@@ -43,7 +43,7 @@ CARDS = ("none", "chown_root", "removed_dependency", "read_only_fs", "disk_full"
 # script, which truncates the file and rewrites it within its own blocks, succeeds.
 # Under read_only_fs opencode's edit says only `Unknown: FileSystem.writeFile (<path>)`: its runtime
 # reports EROFS as an unknown error, so the step names no cause and t* waits for one that does.
-DIFFERS = {("claude-code", "disk_full"), ("opencode", "read_only_fs")}
+DIFFERS = {("claude-code", "disk_full"), ("qwen-code", "disk_full"), ("opencode", "read_only_fs")}
 REFUSED = {("claude-code", "flaky_sandbox"), ("opencode", "flaky_sandbox")}  # their runtimes abort without threads
 ENOSPC = "ENOSPC: no space left on device, write\n"
 
@@ -141,7 +141,7 @@ def test_flaky_sandbox_meets_the_agents_own_commands_at_the_steps_it_meets_impas
 
 
 def assert_claude_codes_edit_meets_the_full_disk(ours: Episode, theirs: Episode) -> None:
-    """The same outcome; the policy's first edit (step 3) failed under Claude Code and not under
+    """The same outcome; the policy's first edit (step 3) failed under Claude Code (or Qwen Code) and not under
     impasse's loop. The relay records Claude Code's failed result as failed with its status unknown
     (1, as the Claude Code importer reads `is_error`), so the agent's own edit meeting the full disk
     is the onset: step 3, where impasse's loop first meets it at a later command."""
@@ -149,7 +149,10 @@ def assert_claude_codes_edit_meets_the_full_disk(ours: Episode, theirs: Episode)
     edit_ours, edit_theirs = (read_run(e.path).steps[2] for e in (ours, theirs))
     assert edit_ours.tool_calls[0].name == edit_theirs.tool_calls[0].name == Tool.EDIT_FILE
     assert edit_ours.observations[0].exit_code == 0 and edit_ours.observations[0].output.startswith("edited ")
-    assert (edit_theirs.observations[0].exit_code, edit_theirs.observations[0].output) == (1, ENOSPC)
+    if theirs.path.parent.name == "claude-code":
+        assert (edit_theirs.observations[0].exit_code, edit_theirs.observations[0].output) == (1, ENOSPC)
+    else:  # Qwen Code writes a temporary file first, and says so: `atomicWriteFile("…"): ENOSPC: …`
+        assert "ENOSPC: no space left on device, write" in edit_theirs.observations[0].output
     assert theirs.t_star == 3 and ours.t_star is not None and ours.t_star > 3
 
 
@@ -191,16 +194,19 @@ def relative(path: str) -> str:
     return posixpath.relpath(path, WORKDIR) if path.startswith("/") else posixpath.normpath(path)
 
 
+HIDDEN_READ = {"claude-code": "Read", "qwen-code": "read_file"}  # the agents that refuse an edit of a file not read
+
+
 def calls_of(steps, agent: str) -> list[list[tuple]]:
     """Each step's calls as (tool, command or path or message). Two of the relay's translations
-    are undone (docs/agents.md, "Scripted policies in the agent's tools"): the Read Claude Code
-    must make before an Edit, hidden from the policy; and an edit Codex carries out through
+    are undone (docs/agents.md, "Scripted policies in the agent's tools"): the read Claude Code and
+    Qwen Code must make before an edit, hidden from the policy; and an edit Codex carries out through
     exec_command as impasse's own edit script, which is the edit it was."""
     out = []
     for step in steps:
         calls = []
         for action in step.actions:
-            if agent == "claude-code" and action.tool == "other" and json.loads(action.command)["name"] == "Read":
+            if action.tool == "other" and json.loads(action.command)["name"] == HIDDEN_READ.get(agent):
                 continue
             if action.tool == Tool.BASH and action.command.startswith(f"python3 {EDIT_SCRIPT} "):
                 edit = json.loads(base64.b64decode(action.command.split()[-1]))
