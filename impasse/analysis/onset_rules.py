@@ -58,7 +58,7 @@ TOOL_ERROR = re.compile(
     # Node's own system errors, libuv's errno code first, the call a tool wrapped before it where it
     # did: `EROFS: read-only file system, open '…'`, `atomicWriteFile("…"): ENOSPC: no space left on
     # device, write` (Qwen Code's and Gemini CLI's edits).
-    r"^(?:[\w.$]+\([^\n]*\): )?E[A-Z]{3,}: [a-z][a-z ]+, \w+\b|"
+    r"^(?:[\w.$]+\([^\n]*\): )?E[A-Z]{3,}: [a-z][a-z -]+, \w+\b|"
     # What a tool prints only after it failed, when a pipe kept that and not the error line itself:
     # git's lock advice (`| tail -3` after `fatal: Unable to create '…/index.lock'`), openssl's verdict.
     r"^Another git process seems to be running|remove the file manually to continue|"
