@@ -16,6 +16,7 @@ INJECTED = Injected(python_packages=("yaml",), binaries=("jq",), secrets=("INVOI
 POSITIVE = {
     "chown_root": [
         "PermissionError: [Errno 13] Permission denied: '/workspace/invoicekit/models.py'",
+        "PermissionDenied: FileSystem.writeFile (/workspace/invoicekit/models.py)",  # opencode's edit (Bun, Effect)
         "bash: line 1: invoicekit/models.py: Permission denied",
         "touch: cannot touch 'notes.txt': Permission denied",
         "sed: couldn't open temporary file ./sedAb12Cd: Permission denied",
@@ -23,6 +24,9 @@ POSITIVE = {
         "chmod: changing permissions of 'invoicekit': Operation not permitted",
     ],
     "read_only_fs": [
+        # Qwen Code's edit: its write of a temporary file beside the file, in Node's words
+        "atomicWriteFile(\"/workspace/invoicekit/models.py\"): EROFS: read-only file system, "
+        "open '/workspace/invoicekit/models.py.027643499763.tmp'",
         "OSError: [Errno 30] Read-only file system: '/workspace/feedsync/rates.py'",
         "bash: line 1: feedsync/rates.py: Read-only file system",
         "touch: cannot touch 'x': Read-only file system",
@@ -66,6 +70,7 @@ POSITIVE = {
         "error: insufficient permission for adding an object to repository database .git/objects",
     ],
     "disk_full": [
+        "atomicWriteFile(\"/workspace/invoicekit/models.py\"): ENOSPC: no space left on device, write",
         "OSError: [Errno 28] No space left on device",
         "sqlite3.OperationalError: database or disk is full",
         "FileNotFoundError: [Errno 2] No usable temporary directory found in ['/tmp', '/var/tmp']",
