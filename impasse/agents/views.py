@@ -82,7 +82,8 @@ def policy_messages(exchange: Exchange, issued: dict[str, ToolCall], hidden: set
 # How each agent says that an edit's old text is not in the file.
 NOT_FOUND = ("String to replace not found in file", "Failed to find expected lines",
              "Could not find oldString in the file",  # Claude Code's Edit, Codex's apply_patch, opencode's edit
-             "0 occurrences found for old_string")  # Gemini CLI's replace, Qwen Code's edit
+             "0 occurrences found for old_string",  # Qwen Code's edit
+             "Could not find an exact match for 'old_string'")  # Gemini CLI's replace
 
 
 def in_impasse_words(call: ToolCall | None, output: str, code: int | None) -> tuple[str, int | None]:
