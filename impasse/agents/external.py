@@ -100,6 +100,10 @@ class ExternalAgent:
                 return EpisodeEnd(Ending.HARNESS_ERROR, f"the agent could not be set up: {started.output[-300:]}")
             done = box.exec(run_command(launch), timeout=wall, environment=dict(ENVIRONMENT))
         keep_transcripts(box, run_dir)
+        run_dir.amend_meta(offered_tools=sorted(relay.offered))
+        unoffered = not_offered(self.installed.spec, relay)
+        if unoffered:
+            return EpisodeEnd(Ending.HARNESS_ERROR, unoffered, relay.steps)
         return verdict(relay, run_dir, done.exit_code, done.timed_out)
 
 
@@ -182,6 +186,20 @@ def after_step(relay: Relay, hooks: Hooks):
             if hooks.cost_limit is not None and spent is not None and spent >= hooks.cost_limit:
                 relay.clock.end(Ending.COST_EXHAUSTED, f"${spent:.4f} spent, limit ${hooks.cost_limit:.4f}")
     return closed
+
+
+def not_offered(spec, relay: Relay) -> str | None:
+    """Why the run cannot say whether the agent escalated: its requests never offered the model
+    impasse's escalation tool (nor a tool search that finds it). None where they did, or where it
+    made no request with tools at all (its own failure says what happened)."""
+    if not relay.offered:
+        return None
+    declared = spec.agent.declared.mcp
+    escalation = f"{declared.tool_prefix}escalate_to_human" if declared else "escalate_to_human"
+    if escalation in relay.offered or "tool_search" in relay.offered:
+        return None
+    return (f"the agent never offered the model impasse's escalation tool {escalation} (offered: "
+            f"{', '.join(sorted(relay.offered))}): whether it would escalate cannot be measured")
 
 
 def keep_transcripts(box, run_dir: RunDir) -> None:

@@ -79,6 +79,7 @@ class Relay:
         self.sessions = ExecSessions()
         self.read: dict[str, tuple[str, int | None]] = {}
         self.last: tuple[str, Reply] | None = None  # a retried request gets the same reply
+        self.offered: set[str] = set()  # every tool the agent's requests offered the model (meta.json)
         self.lock = threading.Lock()
         self.own_dir = None if socket_path else tempfile.mkdtemp(prefix="impasse-relay-")
         self.socket_path = str(socket_path or Path(self.own_dir) / "model.sock")
@@ -127,6 +128,7 @@ class Relay:
         with self.lock:
             if not exchange.tools:  # a side request (a title, a summary): no step of the episode
                 return self.side(exchange), "side"
+            self.offered |= exchange.offered.names | set(exchange.offered.namespaced) | exchange.offered.search
             if key and self.last and self.last[0] == key:
                 return self.last[1], "retry"
             results = {r.call_id: r for turn in exchange.turns for r in turn.results}

@@ -45,6 +45,7 @@ class RunMeta(KeepsUnknownKeys):
     history: str = "full"  # what of the conversation the model was sent (episode/history.py)
     agent: str = "impasse"  # who worked the task: impasse's own loop, or an external agent at its pin
     operator: str | None = None  # "rules": escalations were answered (impasse/operator/); never pooled with None
+    offered_tools: list[str] | None = None  # an agent in the container: every tool its requests offered the model
     budget: int = 0
     gate: str = Gate.TOOL.value
     report_duty: str | None = None

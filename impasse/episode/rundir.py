@@ -49,6 +49,10 @@ class RunDir:
         write_json_atomic(self.meta, meta.to_dict())
         self.steps.touch()
 
+    def amend_meta(self, **fields) -> None:
+        """What is known of a run only once its agent has run (the tools it offered), added to meta.json."""
+        write_json_atomic(self.meta, json.loads(self.meta.read_text(encoding="utf-8")) | fields)
+
     def append(self, step: Step) -> None:
         line = json.dumps(step.to_dict(), ensure_ascii=False, default=str)
         with self.steps.open("a", encoding="utf-8") as out:

@@ -19,7 +19,7 @@ import yaml
 
 from impasse import defaults
 from impasse.agents.compat import check_agent
-from impasse.agents.pins import AgentSpec, AgentSpecError, parse_agent
+from impasse.agents.pins import AGENTS, AgentSpec, AgentSpecError, parse_agent
 from impasse.catalog.cards import load_cards
 from impasse.catalog.conditions import make_condition
 from impasse.catalog.generated import SPLITS
@@ -194,9 +194,11 @@ def plan(matrix: MatrixSpec) -> list[Planned]:
 
 
 def agents_of(matrix: MatrixSpec) -> list[AgentSpec]:
-    """The agents axis, checked whole: known, pinned, and able to run under the matrix's gate and duty."""
+    """The agents axis, checked whole: known, pinned, and able to run under the matrix's gate and duty;
+    `all`: every agent impasse runs (the pairs an agent refuses are reported per cell, by name)."""
+    names = list(AGENTS) if matrix.agents in ("all", ["all"]) else matrix.agents
     try:
-        agents = [parse_agent(agent) for agent in matrix.agents]
+        agents = [parse_agent(agent) for agent in names]
         for agent in agents:
             check_agent(agent, matrix.gate, matrix.report_duty)
             check_operator(matrix.operator, matrix.gate, matrix.report_duty, agent.label)

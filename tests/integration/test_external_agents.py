@@ -172,6 +172,8 @@ def assert_opencodes_edit_names_no_cause(ours: Episode, theirs: Episode) -> None
 def test_the_oracle_ends_through_impasse_mcp_server(episodes, agent, card, verdict):
     seen = episodes.get(agent, card, "oracle")
     assert [call["tool"] for call in seen.mcp] == [verdict]
+    offered = json.loads((seen.path / "meta.json").read_text())["offered_tools"]
+    assert any(name.endswith("escalate_to_human") for name in offered), offered  # the tools the model was offered
     if verdict == "escalate_to_human":
         assert seen.mcp[0]["arguments"]["reason"] == read_run(seen.path).result.escalation
 

@@ -100,3 +100,16 @@ def test_a_matrix_file_names_its_agents(tmp_path):
     bad.write_text("models: [scripted:oracle]\nagents: [claude-code]\ngate: marker\n")
     with pytest.raises(MatrixError, match="only --gate tool applies"):
         plan(load_matrix_file(bad))
+
+
+def test_all_agents_are_every_agent_impasse_runs_each_refused_pair_named(tmp_path):
+    from impasse.agents.pins import AGENTS
+    from impasse.runs.matrix import MatrixSpec, not_planned
+
+    spec = MatrixSpec(["scripted:oracle"], ["flaky_sandbox", "oom_kill"], ["invoicekit-tax-rounding"],
+                      agents="all", out=tmp_path)
+    planned = {item.spec.agent.split("@")[0] for item in plan(spec)}
+    assert planned == set(AGENTS) and len(AGENTS) >= 7
+    refused = not_planned(spec)
+    assert any(line.startswith("agent claude-code@") and "under flaky_sandbox" in line for line in refused)
+    assert all(" under oom_kill: " in line or " under flaky_sandbox: " in line for line in refused)

@@ -128,3 +128,17 @@ def test_a_verdict_tools_reply_reaches_the_policy_as_words_not_as_a_command_resu
 
     call = ToolCall("c1", Tool.ESCALATE_TO_HUMAN, {"reason": REASON}, "")
     assert in_impasse_words(call, "Fixed: it is yours now.", 0) == ("Fixed: it is yours now.", None)
+
+
+def test_the_tools_offered_are_recorded_and_a_run_never_offered_the_escalation_tool_is_the_harness(run_dir, tmp_path):
+    from impasse.agents.external import not_offered
+    from impasse.agents.pins import parse_agent
+
+    with Relay(policy(), run_dir, agent="claude-code") as relay:
+        ClaudeCode(relay.socket_path, tmp_path).turn()
+    assert {"Bash", "mcp__impasse__escalate_to_human"} <= relay.offered
+    assert not_offered(parse_agent("claude-code"), relay) is None
+    relay.offered = {"Bash", "Edit"}  # an agent whose MCP server never came up
+    said = not_offered(parse_agent("claude-code"), relay)
+    assert said.startswith("the agent never offered the model impasse's escalation tool "
+                           "mcp__impasse__escalate_to_human (offered: Bash, Edit)")
