@@ -87,7 +87,8 @@ atlas: images
 # Benchmarks (never timed tests): per-command overhead against mini-swe-agent, an 80-step episode,
 # the machine CPU of one episode and who spends it,
 # cached image rebuild, annotation throughput (and 1,000 Claude Code and Codex sessions in their stores), latency-bound matrix scaling (1-64 workers against the
-# latency model; ~27 minutes on 2 cores). Results are written up in docs/benchmarks.md.
+# latency model), the relay's overhead per step on every wire it serves, each container agent's start-up
+# (~30 minutes on 2 cores). Results are written up in docs/benchmarks.md.
 bench: images
 	$(BIN)/pip install -q --disable-pip-version-check 'mini-swe-agent>=2' 2>/dev/null || echo "mini-swe-agent not installable: its column stays empty"
 	$(BIN)/python bench/exec_overhead.py
@@ -97,6 +98,7 @@ bench: images
 	$(BIN)/python bench/latency_scaling.py --workers 1,2,4,8,16,32,64 --latency uniform:1:4 --budget 30
 	$(BIN)/python bench/sensor_cost.py
 	$(BIN)/python bench/relay_overhead.py
+	$(BIN)/python bench/agent_startup.py --runs 2
 	$(BIN)/python bench/forwarder_overhead.py
 	$(BIN)/python bench/grading_cost.py
 	$(BIN)/python bench/operator_cost.py
