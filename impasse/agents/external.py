@@ -33,7 +33,7 @@ from impasse.infra.step_faults import StepFaults
 from impasse.models import Model
 from impasse.operator.desk import LiftFailed
 from impasse.operator.replies import Verdict
-from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending
+from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending, Tool
 
 STATE_SIZE = "512m"
 RELAY_PREFIX = "impasse-relay-"
@@ -195,7 +195,7 @@ def not_offered(spec, relay: Relay) -> str | None:
     if not relay.offered:
         return None
     declared = spec.agent.declared.mcp
-    escalation = f"{declared.tool_prefix}escalate_to_human" if declared else "escalate_to_human"
+    escalation = f"{declared.tool_prefix if declared else ''}{Tool.ESCALATE_TO_HUMAN}"
     if escalation in relay.offered or "tool_search" in relay.offered:
         return None
     return (f"the agent never offered the model impasse's escalation tool {escalation} (offered: "
