@@ -83,6 +83,15 @@ def absolute(path: str, workdir: str) -> str:
     return path if path.startswith("/") else posixpath.normpath(posixpath.join(workdir, path))
 
 
+def anchored(call: ToolCall, workdir: str) -> ToolCall:
+    """A policy's edit with its path made absolute, as the agents' edit tools take it."""
+    if call.name != Tool.EDIT_FILE:
+        return call
+    arguments = dict(call.arguments or {})
+    arguments["path"] = absolute(str(arguments.get("path", "")), workdir)
+    return ToolCall(call.id, call.name, arguments, call.raw_arguments)
+
+
 def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str,
              edit_script: str = EDIT_SCRIPT) -> list[AgentCall]:
     """A policy's call as the agent's call(s), with the policy's call id (a hidden helper gets its own).
@@ -91,9 +100,9 @@ def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str,
     if agent == MINI:  # one tool: every call is a command (a verdict is its sentinel)
         return [AgentCall(call.id, MINI_TOOL, {"command": mini_command(call, edit_script)})]
     if agent == OPENCODE:
-        return [AgentCall(call.id, *to_opencode(call, workdir))]
+        return [AgentCall(call.id, *to_opencode(anchored(call, workdir)))]
     if agent in (GEMINI, QWEN):
-        name, arguments = to_gemini(call, agent, workdir)
+        name, arguments = to_gemini(anchored(call, workdir), agent)
         if agent == QWEN and name == "edit":  # it refuses to edit a file not read in the session: a hidden read first
             return [AgentCall(f"{call.id}_read", "read_file", {"file_path": arguments["file_path"]}, hidden=True),
                     AgentCall(call.id, name, arguments)]

@@ -9,7 +9,6 @@ when it is not 0 and wraps every result in `<untrusted_context>`."""
 
 from __future__ import annotations
 
-import posixpath
 import re
 
 from impasse.models.turns import ToolCall
@@ -25,19 +24,15 @@ DONE = re.compile(r"\A\s*(?:Successfully (?:modified file|created and wrote to n
                   r"|The file: \S.* has been updated\.)")
 
 
-def absolute(path: str, workdir: str) -> str:
-    return path if path.startswith("/") else posixpath.normpath(posixpath.join(workdir, path))
-
-
-def to_gemini(call: ToolCall, agent: str, workdir: str) -> tuple[str, dict]:
-    """A policy's call as the agent's tool and arguments."""
+def to_gemini(call: ToolCall, agent: str) -> tuple[str, dict]:
+    """A policy's call as the agent's tool and arguments (an edit's path already absolute)."""
     args = call.arguments or {}
     if call.name in TERMINAL_ARGUMENT:
         return MCP_PREFIX[agent] + call.name, dict(args)
     if call.name == Tool.BASH:
         return "run_shell_command", {"command": str(args.get("command", ""))}
     if call.name == Tool.EDIT_FILE:
-        path = absolute(str(args.get("path", "")), workdir)
+        path = str(args.get("path", ""))
         if not args.get("old_str"):
             return "write_file", {"file_path": path, "content": str(args.get("new_str", ""))}
         edit = {"file_path": path, "old_string": str(args["old_str"]), "new_string": str(args.get("new_str", ""))}

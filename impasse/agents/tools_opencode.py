@@ -8,7 +8,6 @@ and its results keep no code)."""
 
 from __future__ import annotations
 
-import posixpath
 import re
 
 from impasse.models.turns import ToolCall
@@ -36,19 +35,15 @@ def unwrapped(command: str) -> str:
     return found.group(1) if found else command
 
 
-def absolute(path: str, workdir: str) -> str:
-    return path if path.startswith("/") else posixpath.normpath(posixpath.join(workdir, path))
-
-
-def to_opencode(call: ToolCall, workdir: str) -> tuple[str, dict]:
-    """A policy's call as opencode's tool and arguments."""
+def to_opencode(call: ToolCall) -> tuple[str, dict]:
+    """A policy's call as opencode's tool and arguments (an edit's path already absolute)."""
     args = call.arguments or {}
     if call.name in TERMINAL_ARGUMENT:
         return MCP_PREFIX + call.name, dict(args)
     if call.name == Tool.BASH:
         return "bash", {"command": with_exit_line(str(args.get("command", "")))}
     if call.name == Tool.EDIT_FILE:
-        path = absolute(str(args.get("path", "")), workdir)
+        path = str(args.get("path", ""))
         if not args.get("old_str"):
             return "write", {"filePath": path, "content": str(args.get("new_str", ""))}
         return "edit", {"filePath": path, "oldString": str(args["old_str"]), "newString": str(args.get("new_str", ""))}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from impasse.agents.tool_names import AgentCall, to_impasse
+from impasse.agents.tool_names import AgentCall, anchored, to_impasse
 from impasse.agents.tools_gemini import GEMINI, QWEN, gemini_output, to_gemini
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Tool
@@ -44,7 +44,7 @@ def test_a_policys_calls_in_their_names_and_back(agent, edit, prefix):
     change = ToolCall("c2", Tool.EDIT_FILE, {"path": "a.py", "old_str": "x", "new_str": "y"}, "")
     create = ToolCall("c3", Tool.EDIT_FILE, {"path": "b.py", "old_str": "", "new_str": "z"}, "")
     ask = ToolCall("c4", Tool.ESCALATE_TO_HUMAN, {"reason": "root owns a.py"}, "")
-    sent = [to_gemini(call, agent, "/workspace") for call in (bash, change, create, ask)]
+    sent = [to_gemini(anchored(call, "/workspace"), agent) for call in (bash, change, create, ask)]
     assert [name for name, _ in sent] == ["run_shell_command", edit, "write_file", f"{prefix}escalate_to_human"]
     assert sent[1][1]["file_path"] == "/workspace/a.py" and ("instruction" in sent[1][1]) == (agent == GEMINI)
     back = [to_impasse(AgentCall(f"w{i}", name, args)) for i, (name, args) in enumerate(sent)]
