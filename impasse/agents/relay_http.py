@@ -15,7 +15,7 @@ import socketserver
 import time
 from http.server import BaseHTTPRequestHandler
 
-from impasse.agents import wire_anthropic, wire_gemini
+from impasse.agents import wire_anthropic
 from impasse.agents.exchange import Exchange, Reply, WireError
 
 ESCALATION_PATH = "/impasse/escalation"  # the MCP server's way to the operator (agents/relay.py)
@@ -83,7 +83,7 @@ class Handler(BaseHTTPRequestHandler):
             entry["kind"] = "count_tokens"
             return lambda: self.send_json(200, wire_anthropic.count_tokens(request))
         # Gemini's model and streaming are in the path (its query too: `alt=sse`)
-        exchange = wire.read_request(request, self.path) if wire is wire_gemini else wire.read_request(request)
+        exchange = wire.read_request(request, self.path)  # Gemini's model and stream flag are in the path
         key = hashlib.blake2b(body, digest_size=16).hexdigest()
         reply, entry["kind"] = self.server.relay.answer(exchange, key)
         entry["step"] = self.server.relay.steps

@@ -36,7 +36,7 @@ def refused_tools(body: dict) -> list[str]:
     return refused
 
 
-def read_request(body: dict) -> Exchange:
+def read_request(body: dict, path: str = "") -> Exchange:  # the path says nothing this wire needs
     if not isinstance(body.get("messages"), list):
         raise WireError("messages: field required (a list)")
     turns = [Turn("system", text_of(body["system"]))] if body.get("system") else []

@@ -27,7 +27,7 @@ def refused_tools(body: dict) -> list[str]:
     return refused + [str(tool.get("type")) for tool in body.get("tools") or [] if tool.get("type") != "function"]
 
 
-def read_request(body: dict) -> Exchange:
+def read_request(body: dict, path: str = "") -> Exchange:  # the path says nothing this wire needs
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise WireError("messages: field required (a non-empty list)")

@@ -42,7 +42,7 @@ def refused_tools(body: dict) -> list[str]:
     return refused
 
 
-def read_request(body: dict) -> Exchange:
+def read_request(body: dict, path: str = "") -> Exchange:  # the path says nothing this wire needs
     items = body.get("input")
     if isinstance(items, str):
         items = [{"type": "message", "role": "user", "content": items}]
