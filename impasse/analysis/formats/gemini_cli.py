@@ -123,9 +123,14 @@ def gemini_action(name: str, args) -> Action:
     args = args if isinstance(args, dict) else {"raw": args}
     if name.startswith(MCP_PREFIX) and (verdict := verdict_action(f"mcp__impasse__{name[len(MCP_PREFIX):]}", args)):
         return verdict
+    return shell_or_file_action(name, args, "replace")
+
+
+def shell_or_file_action(name: str, args: dict, edit_tool: str) -> Action:
+    """Gemini CLI's tools and its fork Qwen Code's, which name them alike but for the edit (`edit_tool`)."""
     if name in SHELL_TOOLS:
         return Action(Tool.BASH, command=str(args.get("command", "")))
-    if name == "replace":
+    if name == edit_tool:
         return edit_action(args.get("file_path"), args.get("new_string"))
     if name == "write_file":
         return edit_action(args.get("file_path"), args.get("content"))

@@ -15,12 +15,10 @@ from pathlib import Path
 from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
-    edit_action,
-    other_action,
     verdict_action,
     verdict_of,
 )
-from impasse.analysis.formats.gemini_cli import response_text
+from impasse.analysis.formats.gemini_cli import response_text, shell_or_file_action
 from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
 from impasse.vocabulary import Tool
 
@@ -43,13 +41,7 @@ def qwen_action(name: str, args) -> Action:
     args = args if isinstance(args, dict) else {"raw": args}
     if verdict := verdict_action(name, args):
         return verdict
-    if name == "run_shell_command":
-        return Action(Tool.BASH, command=str(args.get("command", "")))
-    if name == "edit":
-        return edit_action(args.get("file_path"), args.get("new_string"))
-    if name == "write_file":
-        return edit_action(args.get("file_path"), args.get("content"))
-    return other_action(name, args)
+    return shell_or_file_action(name, args, "edit")
 
 
 def shell_result(text: str, display) -> tuple[str, int | None, bool]:
