@@ -52,7 +52,7 @@ def from_gemini(name: str, args: dict) -> tuple[str, dict] | None:
     return None
 
 
-def unwrapped(text: str) -> str:
+def without_context(text: str) -> str:
     found = WRAPPER.match(text)
     return found.group(1) if found else text
 
@@ -60,7 +60,7 @@ def unwrapped(text: str) -> str:
 def gemini_output(text: str, is_error: bool | None) -> tuple[str, int | None]:
     """A result as (output, exit code): a command's `Output:` and its code (Gemini's absent line is
     0); an edit or a write they report done is 0; a result marked as an error is 1."""
-    text = unwrapped(text)
+    text = without_context(text)
     if text.startswith(("Output: ", "Command: ")):
         return command_output(text)
     if DONE.match(text):
