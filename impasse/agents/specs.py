@@ -57,6 +57,29 @@ class NativePackage:
     def spec(self, version: str) -> str:
         return self.npm.format(version=version)
 
+    @property
+    def program(self) -> str:
+        return self.entry
+
+
+@dataclass(frozen=True)
+class WheelPackage:
+    """A Python agent from PyPI: its wheels and its dependencies' (each pinned in agents.lock)
+    installed into one folder for the task images' python3, which runs it from `entry`."""
+    pypi: str  # the requirement, `{version}` filled in: `cecli-dev=={version}`
+    python: str  # the python3 the wheels are chosen for: the task images' (`3.11.2`)
+    entry: str  # `module:function`, as its console script calls it
+
+    LAUNCHER = "launcher.py"  # written beside its folder of wheels: the program `{entry}` names
+    SITE = "site"  # the folder its wheels are installed into
+
+    def spec(self, version: str) -> str:
+        return self.pypi.format(version=version)
+
+    @property
+    def program(self) -> str:
+        return self.LAUNCHER
+
 
 @dataclass(frozen=True)
 class Runtime:
@@ -87,6 +110,7 @@ class Headless:
     environment: tuple[tuple[str, str], ...]  # variable, value: set on its command line
     command: tuple[str, ...]  # the command line's parts, joined by spaces
     files: tuple[tuple[str, str], ...] = ()  # other files on the mount (path, content template)
+    worktree: tuple[str, ...] = ()  # folders it keeps in the work tree: each a tmpfs of its own, not graded
 
 
 @dataclass(frozen=True)
@@ -117,7 +141,7 @@ class AgentDeclaration:
     wire: str  # anthropic-messages | responses | chat-completions
     transcripts: tuple[Transcript, ...]
     refuses: tuple[Refusal, ...]
-    package: NativePackage | None = None
+    package: NativePackage | WheelPackage | None = None
     launch: Headless | None = None  # agents in the container only
     mcp: McpTools | None = None
     runtime: Runtime | None = None
@@ -192,12 +216,19 @@ def declaration(data: dict) -> AgentDeclaration:
         tuple(Transcript(t["path"], t["importer"]) for t in data["transcripts"]),
         tuple(Refusal(card, " ".join(r["reason"].split()), " ".join(r["measured"].split()))
               for card, r in data["refuses"].items()),
-        NativePackage(package["npm"], package["root"], package["entry"], package.get("keep") == "all",
-                      tuple(package.get("executable", ()))) if package else None,
+        native_package(package) if package else None,
         Headless(ConfigFile(**launch["config"]), pairs(launch["folders"]), pairs(launch["environment"]),
-                 tuple(launch["command"]), pairs(launch.get("files", {}))) if launch else None,
+                 tuple(launch["command"]), pairs(launch.get("files", {})), tuple(launch.get("worktree", ())))
+        if launch else None,
         McpTools(mcp["config"], mcp["tool_prefix"]) if mcp else None,
         Runtime(**runtime) if runtime else None)
+
+
+def native_package(package: dict) -> NativePackage | WheelPackage:
+    if "pypi" in package:
+        return WheelPackage(package["pypi"], package["python"], package["entry"])
+    return NativePackage(package["npm"], package["root"], package["entry"], package.get("keep") == "all",
+                         tuple(package.get("executable", ())))
 
 
 @functools.cache

@@ -17,6 +17,8 @@ import shlex
 from dataclasses import dataclass, field
 
 from impasse.agents.mini_tools import MINI_TOOL, command_verdict, mini_command, mini_output
+from impasse.agents.tools_cecli import CECLI, cecli_output, from_cecli, to_cecli
+from impasse.agents.tools_cecli import MCP_PREFIX as CECLI_MCP_PREFIX
 from impasse.agents.tools_gemini import GEMINI, QWEN, from_gemini, gemini_output, to_gemini
 from impasse.agents.tools_gemini import MCP_PREFIX as GEMINI_MCP_PREFIX
 from impasse.agents.tools_opencode import MCP_PREFIX as OPENCODE_MCP_PREFIX
@@ -27,7 +29,7 @@ from impasse.models.turns import ToolCall
 from impasse.vocabulary import TERMINAL_ARGUMENT, Tool
 
 CLAUDE_CODE, CODEX, MINI = "claude-code", "codex", "mini-swe-agent"
-AGENTS = (CLAUDE_CODE, CODEX, MINI, OPENCODE, GEMINI, QWEN)
+AGENTS = (CLAUDE_CODE, CODEX, MINI, OPENCODE, GEMINI, QWEN, CECLI)
 MCP_SERVER = "impasse"
 CLAUDE_MCP_PREFIX = f"mcp__{MCP_SERVER}__"  # Claude Code: mcp__<server>__<tool>
 CODEX_NAMESPACE = f"mcp__{MCP_SERVER}"  # Codex: a `namespace` tool group, the call carries it
@@ -101,6 +103,8 @@ def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str,
         return [AgentCall(call.id, MINI_TOOL, {"command": mini_command(call, edit_script)})]
     if agent == OPENCODE:
         return [AgentCall(call.id, *to_opencode(anchored(call, workdir)))]
+    if agent == CECLI:
+        return [AgentCall(call.id, *to_cecli(call, edit_script))]
     if agent in (GEMINI, QWEN):
         name, arguments = to_gemini(anchored(call, workdir), agent)
         if agent == QWEN and name == "edit":  # it refuses to edit a file not read in the session: a hidden read first
@@ -193,7 +197,7 @@ def to_impasse(call: AgentCall) -> ToolCall:
     own input kept as `raw_arguments`); any other tool keeps its own name."""
     args = call.arguments or {}
     name = call.name if call.namespace is not None else call.name.removeprefix(CLAUDE_MCP_PREFIX).removeprefix(
-        OPENCODE_MCP_PREFIX).removeprefix(GEMINI_MCP_PREFIX[GEMINI])
+        OPENCODE_MCP_PREFIX).removeprefix(GEMINI_MCP_PREFIX[GEMINI]).removeprefix(CECLI_MCP_PREFIX)
     if name in TERMINAL_ARGUMENT and (call.namespace in (None, CODEX_NAMESPACE)):
         mapped = (name, {TERMINAL_ARGUMENT[name]: str(args.get(TERMINAL_ARGUMENT[name], ""))})
     elif call.name == MINI_TOOL and command_verdict(str(args.get("command", ""))):  # mini-swe-agent's sentinel
@@ -211,6 +215,8 @@ def to_impasse(call: AgentCall) -> ToolCall:
         mapped = from_opencode(call.name, args)
     elif from_gemini(call.name, args) is not None:
         mapped = from_gemini(call.name, args)
+    elif from_cecli(call.name, args) is not None:
+        mapped = from_cecli(call.name, args)
     elif call.name == "apply_patch":
         mapped = (Tool.EDIT_FILE, patch_as_edit(call.text if call.freeform else str(args.get("input", ""))))
     else:
@@ -261,6 +267,8 @@ def result_of(agent: str, result: ToolResult) -> tuple[str, int | None]:
         return opencode_output(result.text)
     if agent in (GEMINI, QWEN):
         return gemini_output(result.text, result.is_error)
+    if agent == CECLI:
+        return cecli_output(result.text)
     if agent == CLAUDE_CODE:
         text = REMINDER.sub("\n", result.text).strip("\n") + ("\n" if result.text.strip() else "")
         if not result.is_error:

@@ -169,10 +169,12 @@ class Sandbox:
             raise SandboxUnavailable(f"container {self.container.short_id} is {self.container.status}")
 
     def read_tar(self, directory: str, excludes: tuple[str, ...] = (), user: str = "0:0",
-                 limit: int = 256 * 1024**2) -> tuple[bytes, list[str]]:
+                 limit: int = 256 * 1024**2, one_file_system: bool = False) -> tuple[bytes, list[str]]:
         """A tar of a folder, streamed out of `tar -c` in the container (unlike `docker cp`, this sees
-        tmpfs mounts and works on read-only containers), and what tar said it could not read."""
-        skip = " ".join(f"--exclude={shlex.quote(e)}" for e in excludes)
+        tmpfs mounts and works on read-only containers), and what tar said it could not read.
+        `one_file_system`: the folder's own file system only, not what is mounted inside it."""
+        flags = [f"--exclude={shlex.quote(e)}" for e in excludes] + (["--one-file-system"] if one_file_system else [])
+        skip = " ".join(flags)
         exec_id = self.api.api.exec_create(
             self.container.id, ["sh", "-c", f"tar -C {shlex.quote(directory)} {skip} -cf - ."], user=user)["Id"]
         data, warnings = bytearray(), bytearray()

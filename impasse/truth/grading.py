@@ -218,8 +218,10 @@ GRADER_TAKES = 256 * 1024**2  # the largest work tree the grader takes (the disk
 
 def capture_worktree(box: Sandbox, owner: str) -> tuple[bytes, list[str]]:
     """The work tree as the grader will unpack it, and what of it could not be read (tar's words).
-    A tree larger than GRADER_TAKES raises TooLarge."""
-    return box.read_tar("/workspace", excludes=WORKTREE_EXCLUDES, user=owner, limit=GRADER_TAKES)
+    A tree larger than GRADER_TAKES raises TooLarge. A folder mounted inside it is not the work: an
+    agent's own (cecli keeps its state in the work tree, on a tmpfs of its own) is left out."""
+    return box.read_tar("/workspace", excludes=WORKTREE_EXCLUDES, user=owner, limit=GRADER_TAKES,
+                        one_file_system=True)
 
 
 def refused_grade(task, reason: str) -> Grade:

@@ -1,0 +1,99 @@
+"""A Python agent made ready to run (`package.pypi` in its spec). Every wheel agents.lock pins for it,
+its own and its dependencies', is fetched by the host's pip (its index, proxy and certificate
+settings apply: inside a container PyPI's chain may not verify) into a private folder, each wheel
+checked by size and sha256, then installed by pip into one folder (`--target`) for the task images'
+python3, with no resolution of its own: the lock is the resolution. Beside it, a launcher that the
+image's python3 runs isolated (`-I -S`): the agent sees its own folder and the standard library,
+never the task's packages, and the commands it starts inherit no PYTHONPATH to see its packages."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from impasse.agents.pins import AgentSpec, PinnedFile, WheelsPin
+from impasse.agents.specs import WheelPackage
+from impasse.agents.unpack import AgentInstallError, mismatch
+from impasse.hashing import file_sha256
+from impasse.infra.images import Log
+
+GLIBC_MINOR = 36  # the task images' glibc (Debian bookworm's 2.36): the newest manylinux wheel they load
+WHEEL_NAME = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)-")
+
+
+def platforms() -> list[str]:
+    """pip's --platform for every manylinux tag the images' glibc loads (pip takes no range)."""
+    tags = [f"manylinux_2_{minor}_x86_64" for minor in range(5, GLIBC_MINOR + 1)]
+    return [flag for tag in (*tags, "manylinux1_x86_64", "manylinux2010_x86_64", "manylinux2014_x86_64")
+            for flag in ("--platform", tag)]
+
+
+def for_images(package: WheelPackage) -> list[str]:
+    """pip's flags choosing wheels for the images' python3, not the host's."""
+    return ["--only-binary=:all:", *platforms(), "--python-version", package.python, "--implementation", "cp",
+            "--abi", "cp" + "".join(package.python.split(".")[:2])]
+
+
+def requirement(wheel: PinnedFile) -> str:
+    """`name==version --hash=…` from a wheel's file name: pip then fetches exactly that file or fails."""
+    found = WHEEL_NAME.match(wheel.path)
+    if found is None:
+        raise AgentInstallError(f"agents.lock pins {wheel.path!r}, which is not a wheel's file name")
+    return f"{found['name']}=={found['version']} --hash=sha256:{wheel.sha256}"
+
+
+def marker_lines(pin: WheelsPin) -> list[str]:
+    return [f"pypi:{w.path} {w.sha256} {w.size}\n" for w in pin.wheels]
+
+
+def launcher(package: WheelPackage, site: str) -> str:
+    """The program the launch runs with `python3 -I -S`: its folder of wheels on the path (its .pth
+    files read), then its console script's function, as the script would call it."""
+    module, function = package.entry.split(":")
+    return (f"import site, sys\nsite.addsitedir({site!r})\nsys.argv[0] = {package.entry.split('.')[0]!r}\n"
+            f"from {module} import {function}\nsys.exit({function}())\n")
+
+
+def fetch_wheels(spec: AgentSpec, pin: WheelsPin, tmp: Path, staging: Path, mount_point: str, log: Log) -> None:
+    """Every pinned wheel fetched and checked, installed into `staging/site`, the launcher beside it."""
+    package = spec.agent.package
+    assert isinstance(package, WheelPackage)
+    download, requirements = tmp / "wheels", tmp / "requirements.txt"
+    requirements.write_text("".join(f"{requirement(w)}\n" for w in pin.wheels))
+    log(f"fetching {spec.label} ({package.spec(spec.version or '')}, {len(pin.wheels)} wheels) with pip ...")
+    pip(spec, ["download", "--no-deps", *for_images(package), "-r", str(requirements), "-d", str(download)])
+    for wheel in pin.wheels:
+        check_wheel(spec, download / wheel.path, wheel)
+    log(f"installing {spec.label}'s wheels for python {package.python} ...")
+    pip(spec, ["install", "--no-deps", "--no-index", "--no-warn-script-location", *for_images(package),
+               "--target", str(staging / package.SITE), *(str(download / w.path) for w in pin.wheels)])
+    staging.joinpath(package.LAUNCHER).write_text(launcher(package, f"{mount_point}/{package.SITE}"))
+
+
+def check_wheel(spec: AgentSpec, path: Path, pinned: PinnedFile) -> None:
+    if not path.is_file():
+        raise AgentInstallError(f"{spec.label}: pip fetched no {pinned.path}; nothing was kept")
+    found = file_sha256(path)
+    if found != pinned.sha256 or path.stat().st_size != pinned.size:
+        raise mismatch(spec, pinned.path, pinned.sha256, found)
+
+
+def pip(spec: AgentSpec, argv: list[str]) -> None:
+    """The host's pip, as impasse's own interpreter runs it; its own reason in one line on failure."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "pip", *argv, "--disable-pip-version-check", "-q"],
+                              capture_output=True, text=True, timeout=1800)
+    except subprocess.TimeoutExpired:
+        raise AgentInstallError(f"{spec.label}: pip {argv[0]} took over 30 minutes; check the package index "
+                                "is reachable (pip config list)") from None
+    if done.returncode:
+        raise AgentInstallError(f"{spec.label}: pip {argv[0]} failed: {pip_failure(done)} "
+                                "(is the package index reachable? pip config list)")
+
+
+def pip_failure(done: subprocess.CompletedProcess) -> str:
+    lines = [line.strip() for line in done.stderr.splitlines() if line.strip() and not line.startswith("WARNING")]
+    errors = [line for line in lines if line.startswith("ERROR")]
+    return (errors or lines or [f"exit {done.returncode}"])[-1]
