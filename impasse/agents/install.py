@@ -40,7 +40,7 @@ from impasse.agents.pins import (
     parse_agent,
     pin_of,
 )
-from impasse.agents.specs import NativePackage, Runtime
+from impasse.agents.specs import NativePackage, Runtime, WheelPackage
 from impasse.agents.unpack import AgentInstallError, extract_pinned, extract_whole, make_executable, mismatch
 from impasse.hashing import file_sha256
 from impasse.infra.images import AGENT_MOUNT_SCRIPTS, Log
@@ -137,7 +137,8 @@ def marker_text(spec: AgentSpec, pin: AgentPin | WheelsPin) -> str:
     """The pins and the folder's layout (whole or pinned files, the files made executable, the runtime):
     a folder made to another layout is made again. A Python agent's: its wheels, for its python."""
     if isinstance(pin, WheelsPin):
-        return "".join([*marker_lines(pin), f"python {getattr(spec.agent.package, 'python', '')}\n"])
+        assert isinstance(spec.agent.package, WheelPackage)
+        return "".join(marker_lines(spec.agent.package, pin))
     package, found = spec.agent.package, runtime_pin(spec, pin)
     assert package is not None
     layout = [*(["keep all"] if package.keep_all else []), *(f"executable {path}" for path in package.executable),

@@ -8,6 +8,7 @@ never the task's packages, and the commands it starts inherit no PYTHONPATH to s
 
 from __future__ import annotations
 
+import hashlib
 import re
 import subprocess
 import sys
@@ -44,15 +45,24 @@ def requirement(wheel: PinnedFile) -> str:
     return f"{found['name']}=={found['version']} --hash=sha256:{wheel.sha256}"
 
 
-def marker_lines(pin: WheelsPin) -> list[str]:
-    return [f"pypi:{w.path} {w.sha256} {w.size}\n" for w in pin.wheels]
+def marker_lines(package: WheelPackage, pin: WheelsPin) -> list[str]:
+    """Its wheels, its python and its launcher: a folder made otherwise is made again."""
+    made = launcher(package, "").encode()
+    return [*(f"pypi:{w.path} {w.sha256} {w.size}\n" for w in pin.wheels), f"python {package.python}\n",
+            f"launcher {hashlib.sha256(made).hexdigest()}\n"]
+
+
+TMPDIR = "IMPASSE_AGENT_TMPDIR"  # the launcher's temporary folder, on the agent's own mount
 
 
 def launcher(package: WheelPackage, site: str) -> str:
     """The program the launch runs with `python3 -I -S`: its folder of wheels on the path (its .pth
-    files read), then its console script's function, as the script would call it."""
+    files read), then its console script's function, as the script would call it. Its temporary
+    files go to its own mount (`IMPASSE_AGENT_TMPDIR`: under disk_full or read_only_fs there is no
+    other), taken out of its environment so that the commands it starts see the card's /tmp."""
     module, function = package.entry.split(":")
-    return (f"import site, sys\nsite.addsitedir({site!r})\nsys.argv[0] = {package.entry.split('.')[0]!r}\n"
+    return (f"import os, site, sys, tempfile\nsite.addsitedir({site!r})\n"
+            f"tempfile.tempdir = os.environ.pop({TMPDIR!r}, None)\nsys.argv[0] = {package.entry.split('.')[0]!r}\n"
             f"from {module} import {function}\nsys.exit({function}())\n")
 
 

@@ -173,8 +173,10 @@ class Sandbox:
         """A tar of a folder, streamed out of `tar -c` in the container (unlike `docker cp`, this sees
         tmpfs mounts and works on read-only containers), and what tar said it could not read.
         `one_file_system`: the folder's own file system only, not what is mounted inside it."""
-        flags = [f"--exclude={shlex.quote(e)}" for e in excludes] + (["--one-file-system"] if one_file_system else [])
-        skip = " ".join(flags)
+        skip = " ".join(f"--exclude={shlex.quote(e)}" for e in excludes)
+        if one_file_system:  # what is mounted below it, left out by name (tar would still open the mount point)
+            skip += f' --one-file-system $(awk -v d={shlex.quote(directory.rstrip("/") + "/")} ' \
+                    "'index($5, d) == 1 {printf \"--exclude=./%s \", substr($5, length(d) + 1)}' /proc/self/mountinfo)"
         exec_id = self.api.api.exec_create(
             self.container.id, ["sh", "-c", f"tar -C {shlex.quote(directory)} {skip} -cf - ."], user=user)["Id"]
         data, warnings = bytearray(), bytearray()
