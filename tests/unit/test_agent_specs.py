@@ -67,11 +67,12 @@ def test_the_rendered_launch_is_todays_exact_setup_and_command(agent, answered):
 
 OPENCODE_FOLDERS = {"IMPASSE_OPENCODE_CONFIG": "/impasse-agent/home/.config/opencode",  # the agents added since
                     "IMPASSE_GEMINI_CONFIG": "/impasse-agent/home/.gemini",
-                    "IMPASSE_QWEN_CONFIG": "/impasse-agent/home/.qwen"}
+                    "IMPASSE_QWEN_CONFIG": "/impasse-agent/home/.qwen",
+                    "IMPASSE_CECLI_STATE": "/impasse-agent/cecli", "IMPASSE_AGENT_TMPDIR": "/impasse-agent/tmp"}
 
 
 def test_only_the_agents_in_the_container_have_a_launch():
-    assert set(LAUNCHES) == {"claude-code", "codex", "opencode", "gemini-cli", "qwen-code"}
+    assert set(LAUNCHES) == {"claude-code", "codex", "opencode", "gemini-cli", "qwen-code", "cecli"}
 
 
 def test_the_agents_folders_and_the_forwarder_are_todays():
@@ -100,8 +101,8 @@ SPEC_FILES = sorted(SPECS.glob("*.yaml"))
 
 
 def test_every_spec_validates_and_the_agents_are_the_specs():
-    assert [p.stem for p in SPEC_FILES] == ["claude-code", "codex", "gemini-cli", "mini-swe-agent", "opencode",
-                                            "qwen-code"]
+    assert [p.stem for p in SPEC_FILES] == ["cecli", "claude-code", "codex", "gemini-cli", "mini-swe-agent",
+                                            "opencode", "qwen-code"]
     specs = load_specs()
     assert list(specs) == [p.stem for p in SPEC_FILES]
     assert list(AGENTS) == ["impasse", *specs]
@@ -112,7 +113,7 @@ def test_every_spec_validates_and_the_agents_are_the_specs():
     assert {n: s.wire for n, s in specs.items()} == {"claude-code": "anthropic-messages", "codex": "responses",
                                                      "mini-swe-agent": "chat-completions",
                                                      "opencode": "chat-completions", "gemini-cli": "gemini",
-                                                     "qwen-code": "chat-completions"}
+                                                     "qwen-code": "chat-completions", "cecli": "chat-completions"}
 
 
 def test_the_specs_name_real_importers_and_the_tool_names_impasse_translates():
