@@ -21,10 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from impasse.agents.install import MARKER, ensure_agent
+from impasse.agents.install import MARKER, ensure_agent, placed
 from impasse.agents.pins import parse_agent, pin_of
 from impasse.agents.specs import Placement, load_specs
 from impasse.episode.rundir import read_run
+from impasse.hashing import file_sha256
 
 from .containers import labelled
 
@@ -118,19 +119,39 @@ def test_a_registry_that_cannot_be_reached_is_one_line_naming_the_package(npm_wr
     assert left_in(cache) == [] and not out.exists()
 
 
+def program_of(name: str) -> str:
+    """The first word of the agent's command line, in its folder: its runtime's program where it has
+    one (in the runtime's own subfolder), else its entry."""
+    runtime = SPECS[name].runtime
+    return runtime.program if runtime else SPECS[name].package.entry
+
+
+@pytest.mark.parametrize("agent", SPECS)
+def test_a_cached_program_cut_short_is_fetched_again_to_its_pinned_bytes(tmp_path, agent):
+    """A cache hit checks each pinned file's size (its digest was checked as it was written): one cut
+    short (a copy interrupted, a full disk) makes the whole folder again from npm."""
+    installed, program = ensure_agent(agent), program_of(agent)
+    copy = tmp_path / "cache" / installed.folder.name
+    shutil.copytree(installed.folder, copy, copy_function=os.link)  # hard links: the real cache is not written
+    (copy / program).unlink()
+    (copy / program).write_bytes(b"#!/bin/sh\n")
+    again = ensure_agent(agent, cache=tmp_path / "cache")
+    assert again.folder == copy
+    pinned = {f.path: f.sha256 for f in placed(installed.spec, pin_of(installed.spec))}
+    assert file_sha256(copy / program) == pinned[program]
+
+
 EXITS = "#!/bin/sh\necho '{name}: cannot start (a stand-in that fails)' >&2\nexit 3\n"
 HANGS = "#!/bin/sh\nexec sleep 3600\n"
 
 
 def cache_with_program(name: str, script: str, cache: Path) -> Path:
     """A copy of the agent's cached folder (hard links: nothing of the real cache is written) whose
-    program, the first word of its command line (its runtime's where it has one), is `script`, at
-    the pinned size so the copy is still a cache hit."""
+    program is `script`, at the pinned size so the copy is still a cache hit."""
     installed = ensure_agent(name)
     copy = cache / installed.folder.name
     shutil.copytree(installed.folder, copy, copy_function=os.link)
-    runtime = SPECS[name].runtime
-    program = copy / (runtime.program if runtime else SPECS[name].package.entry)
+    program = copy / program_of(name)
     size = program.stat().st_size
     program.unlink()  # a new file, not the linked one
     program.write_text(script.format(name=name))
