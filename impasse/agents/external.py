@@ -24,6 +24,7 @@ from pathlib import Path
 from impasse.agents.install import InstalledAgent
 from impasse.agents.launch import ENVIRONMENT, LAUNCHES, MCP_LOG, RELAY_DIR, STATE, STDERR, prepare_command, run_command
 from impasse.agents.relay import Relay
+from impasse.agents.start_watch import first_request_watch, start_timeout
 from impasse.episode.agent import EpisodeEnd
 from impasse.episode.records import Step
 from impasse.episode.rundir import RunDir
@@ -100,7 +101,8 @@ class ExternalAgent:
             started = box.exec(f"{prepare_command()}\n{launch.setup}")
             if started.exit_code != 0:
                 return EpisodeEnd(Ending.HARNESS_ERROR, f"the agent could not be set up: {started.output[-300:]}")
-            done = box.exec(run_command(launch), timeout=wall, environment=dict(ENVIRONMENT))
+            with first_request_watch(box, relay, start_timeout()):
+                done = box.exec(run_command(launch), timeout=wall, environment=dict(ENVIRONMENT))
         keep_transcripts(box, run_dir, self.installed.spec)
         run_dir.amend_meta(offered_tools=sorted(relay.offered))
         unoffered = not_offered(self.installed.spec, relay)

@@ -22,6 +22,7 @@ PORT = 8765
 MCP_LOG = f"{STATE}/mcp_calls.jsonl"
 TRANSCRIPT = f"{STATE}/transcript.jsonl"  # the agent's own stdout stream (stream-json, codex --json)
 STDERR = f"{STATE}/stderr.txt"
+AGENT_GROUP = f"{STATE}/agent.pgid"  # the agent's process group, for a stop from the host
 MCP_ARGS = ["-I", "-S", f"{MOUNT_POINT}/impasse_mcp.py"]
 PLAIN = {"port": str(PORT), "state": STATE}  # the placeholders every template may hold
 FORWARDER = (f"python3 -I -S {MOUNT_POINT}/model_forwarder.py --port {PORT} --socket {SOCKET} "
@@ -92,5 +93,13 @@ def prepare_command() -> str:
 
 
 def run_command(launch: Launch) -> str:
-    """stdin closed (codex exec reads more prompt from an open stdin), stdout and stderr kept."""
-    return f"{launch.command} </dev/null > {TRANSCRIPT} 2> {STDERR}"
+    """stdin closed (codex exec reads more prompt from an open stdin), stdout and stderr kept; its
+    process group (the wall clock's `timeout` and all under it) written first, for stop_command."""
+    return f"cut -d' ' -f5 /proc/$$/stat > {AGENT_GROUP}\n{launch.command} </dev/null > {TRANSCRIPT} 2> {STDERR}"
+
+
+def stop_command() -> str:
+    """The agent stopped as its wall clock would stop it: TERM to its process group, which `timeout`
+    passes on and follows with KILL 5 s later (its group written once its command has started)."""
+    return (f"for i in $(seq 100); do [ -s {AGENT_GROUP} ] && break; sleep 0.1; done\n"
+            f"kill -TERM -- -$(cat {AGENT_GROUP})")

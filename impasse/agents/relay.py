@@ -80,6 +80,7 @@ class Relay:
         self.read: dict[str, tuple[str, int | None]] = {}
         self.last: tuple[str, Reply] | None = None  # a retried request gets the same reply
         self.offered: set[str] = set()  # every tool the agent's requests offered the model (meta.json)
+        self.heard = False  # any request from the agent yet (external.py's watch for its first)
         self.lock = threading.Lock()
         self.own_dir = None if socket_path else tempfile.mkdtemp(prefix="impasse-relay-")
         self.socket_path = str(socket_path or Path(self.own_dir) / "model.sock")

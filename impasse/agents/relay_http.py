@@ -1,6 +1,7 @@
 """The relay's HTTP side: each request read, logged to the run's `relay.jsonl` before its answer
 goes out, and answered by the relay it serves (`server.relay`: `answer`, `wire_for`, `log`,
-`flush`, `steps`) in the API's own shape, streamed as server-sent events where the agent asked.
+`flush`, `steps`; `heard` set at the first request) in the API's own shape, streamed as server-sent
+events where the agent asked.
 Served on a unix socket (an agent in the container, through its forwarder) or on 127.0.0.1 TCP
 (an agent on the host)."""
 
@@ -42,6 +43,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args) -> None:  # requests go to relay.jsonl; a unix peer has no address
         pass
+
+    def parse_request(self) -> bool:
+        self.server.relay.heard = True  # a request of any kind, before its answer: the agent has started
+        return super().parse_request()
 
     def do_POST(self) -> None:
         """Each request is logged before its answer goes out, so the log is whole once the agent has it."""

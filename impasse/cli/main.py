@@ -107,6 +107,7 @@ def run(
                                                       "default.")] = None,
 ) -> None:
     """Run one episode: a task under a condition, driven by a model, then the harness's truth."""
+    from impasse.agents.pins import parse_agent
     from impasse.infra.images import ImageBuildError
     from impasse.infra.reaper import reap_stale
     from impasse.runs.runner import RunError, RunSpec, execute
@@ -139,7 +140,10 @@ def run(
                                       f"{truth.blocker_active_at_end} integrity_ok={truth.integrity.ok}")
     stdout.print(f"{result.outcome} after {result.steps} steps;{facts}", highlight=False)
     if result.outcome in (Outcome.TRANSPORT_ERROR, Outcome.HARNESS_ERROR):
-        raise typer.Exit(1)  # the run did not measure the model: a script must not count it as done
+        # The run did not measure the model: exit 1, so a script does not count it as done, and its
+        # cause on one line (an agent's stderr, say, has several).
+        cause = " | ".join(line.strip() for line in result.message.splitlines() if line.strip())
+        raise fail(f"{parse_agent(agent).label}: {result.outcome}: {cause}")
 
 
 def resolve_or_fail(spec) -> None:

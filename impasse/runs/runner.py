@@ -83,6 +83,7 @@ class RunOutcome:
     outcome: Outcome
     steps: int
     truth: Truth | None
+    message: str = ""  # how the episode ended, in words (a failed run's cause)
 
 
 def default_task(card: Card) -> Task:
@@ -238,7 +239,7 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
     outcome = scored_outcome(ending, truth, blocked=not condition.card.is_control and not lifted)
     run_dir.finish(result_record(run_id, outcome, ending, truth, injections, in_place, timings, meter,
                                  operator.record() if operator else None))
-    return RunOutcome(run_id, run_dir.path, outcome, ending.step or 0, truth)
+    return RunOutcome(run_id, run_dir.path, outcome, ending.step or 0, truth, ending.message)
 
 
 @contextmanager
