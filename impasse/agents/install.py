@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from impasse.agents.install_wheels import fetch_wheels, marker_lines
+from impasse.agents.install_wheels import fetch_wheels, launcher, marker_lines
 from impasse.agents.pins import (
     LOCK,
     AgentPin,
@@ -154,8 +154,10 @@ def is_installed(folder: Path, spec: AgentSpec, pin: AgentPin | WheelsPin) -> bo
     marker = folder / MARKER
     if not marker.is_file() or marker.read_text() != marker_text(spec, pin):
         return False
-    if isinstance(pin, WheelsPin):  # pip wrote its files from checked wheels; its launcher is written last
-        return (folder / spec.agent.package.program).is_file()
+    if isinstance(pin, WheelsPin):  # pip wrote its files from checked wheels; its launcher, at its size, last
+        package = spec.agent.package
+        program = folder / package.program
+        return program.is_file() and program.stat().st_size == len(launcher(package, f"{MOUNT_POINT}/{package.SITE}"))
     return all((folder / f.path).is_file() and (folder / f.path).stat().st_size == f.size for f in placed(spec, pin))
 
 

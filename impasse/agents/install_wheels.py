@@ -98,12 +98,24 @@ def pip(spec: AgentSpec, argv: list[str]) -> None:
     except subprocess.TimeoutExpired:
         raise AgentInstallError(f"{spec.label}: pip {argv[0]} took over 30 minutes; check the package index "
                                 "is reachable (pip config list)") from None
-    if done.returncode:
-        raise AgentInstallError(f"{spec.label}: pip {argv[0]} failed: {pip_failure(done)} "
-                                "(is the package index reachable? pip config list)")
+    if done.returncode == 0:
+        return
+    if found := HASH_MISMATCH.search(done.stderr):  # pip's own check of the pinned digest, before ours
+        raise mismatch(spec, found["wheel"], found["pinned"], found["found"])
+    raise AgentInstallError(f"{spec.label}: pip {argv[0]} failed: {pip_failure(done)} "
+                            "(is the package index reachable? pip config list)")
+
+
+# pip's words for a file whose digest is not the pinned one: the file, then the two digests
+HASH_MISMATCH = re.compile(r"(?P<wheel>[^\s/]+\.whl)\b.*?\n\s*Expected sha256 (?P<pinned>[0-9a-f]{64})\n"
+                           r"\s*Got\s+(?P<found>[0-9a-f]{64})", re.S)
+UNREACHABLE = re.compile(r"Failed to establish a new connection: (?:\[Errno -?\d+\] )?(?P<why>[^'\")]+)")
 
 
 def pip_failure(done: subprocess.CompletedProcess) -> str:
+    """pip's reason in one line: an index it could not reach, else its last error."""
+    if found := UNREACHABLE.search(done.stderr):
+        return f"the package index could not be reached ({found['why'].strip()})"
     lines = [line.strip() for line in done.stderr.splitlines() if line.strip() and not line.startswith("WARNING")]
     errors = [line for line in lines if line.startswith("ERROR")]
     return (errors or lines or [f"exit {done.returncode}"])[-1]

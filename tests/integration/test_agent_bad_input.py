@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from impasse.agents.install import MARKER, ensure_agent, placed
+from impasse.agents.install import MARKER, MOUNT_POINT, ensure_agent, placed
+from impasse.agents.install_wheels import for_images, launcher, requirement
 from impasse.agents.pins import parse_agent, pin_of
-from impasse.agents.specs import Placement, load_specs
+from impasse.agents.specs import Placement, WheelPackage, load_specs
 from impasse.episode.rundir import read_run
 from impasse.hashing import file_sha256
 
@@ -32,9 +33,10 @@ from .containers import labelled
 pytestmark = pytest.mark.docker
 TASK = "invoicekit-tax-rounding"
 SPECS = {name: spec for name, spec in load_specs().items() if spec.placement is Placement.CONTAINER}
-# Every package an agent is fetched from: its own, and its runtime's (Node for a JS bundle)
-PACKAGES = [(name, npm) for name, spec in SPECS.items()
+# Every npm package an agent is fetched from: its own, and its runtime's (Node for a JS bundle)
+PACKAGES = [(name, npm) for name, spec in SPECS.items() if not isinstance(spec.package, WheelPackage)
             for npm in (spec.package.spec(spec.version), *([spec.runtime.npm] if spec.runtime else []))]
+PYTHON_AGENTS = [name for name, spec in SPECS.items() if isinstance(spec.package, WheelPackage)]  # fetched by pip
 DEAD_REGISTRY = "http://127.0.0.1:9/"  # nothing listens on the discard port
 # npm itself, except for the package named in IMPASSE_TEST_CORRUPT (its tarball gets one byte
 # flipped once npm has written it) or in IMPASSE_TEST_UNREACHABLE (fetched from a dead registry
@@ -119,11 +121,57 @@ def test_a_registry_that_cannot_be_reached_is_one_line_naming_the_package(npm_wr
     assert left_in(cache) == [] and not out.exists()
 
 
+def pip_alone(**settings: str) -> dict[str, str]:
+    """pip with none of the machine's configuration (its local indexes and find-links), only these."""
+    return {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_CACHE_DIR": "1", **settings}
+
+
+@pytest.mark.parametrize("agent", PYTHON_AGENTS)
+def test_a_wheel_whose_bytes_are_not_the_pinned_ones_is_refused_in_one_line(tmp_path, agent):
+    spec = parse_agent(agent)
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    download_pinned(spec, wheels)
+    own_name = spec.agent.package.pypi.split("==")[0].replace("-", "_") + "-"
+    own = next(w for w in pin_of(spec).wheels if w.path.startswith(own_name))  # its own wheel
+    data = bytearray((wheels / own.path).read_bytes())
+    data[1000] ^= 1
+    (wheels / own.path).write_bytes(bytes(data))
+    cache, out = tmp_path / "cache", tmp_path / "runs"
+    done = impasse_run(agent, out, {"IMPASSE_AGENT_CACHE": str(cache),
+                                    **pip_alone(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheels))})
+    assert done.returncode == 2, done.stderr
+    error = error_line(done.stderr)
+    assert error.startswith(f"{spec.label}: {own.path}: sha256 mismatch: pinned {own.sha256}, found "), error
+    assert error.endswith("nothing was kept.")
+    assert left_in(cache) == [] and not out.exists()
+
+
+@pytest.mark.parametrize("agent", PYTHON_AGENTS)
+def test_a_package_index_that_cannot_be_reached_is_one_line(tmp_path, agent):
+    spec = parse_agent(agent)
+    cache, out = tmp_path / "cache", tmp_path / "runs"
+    done = impasse_run(agent, out, {"IMPASSE_AGENT_CACHE": str(cache),
+                                    **pip_alone(PIP_INDEX_URL=f"{DEAD_REGISTRY}simple")})
+    assert done.returncode == 2, done.stderr
+    assert error_line(done.stderr) == (f"{spec.label}: pip download failed: the package index could not be reached "
+                                       "(Connection refused) (is the package index reachable? pip config list)")
+    assert left_in(cache) == [] and not out.exists()
+
+
+def download_pinned(spec, folder: Path) -> None:
+    """The agent's pinned wheels, by the machine's pip (its cache: fetched once), into `folder`."""
+    requirements = folder / "requirements.txt"
+    requirements.write_text("".join(f"{requirement(w)}\n" for w in pin_of(spec).wheels))
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *for_images(spec.agent.package),
+                    "-r", str(requirements), "-d", str(folder)], check=True, capture_output=True, timeout=1800)
+
+
 def program_of(name: str) -> str:
-    """The first word of the agent's command line, in its folder: its runtime's program where it has
-    one (in the runtime's own subfolder), else its entry."""
+    """The first program of the agent's command line, in its folder: its runtime's where it has one
+    (in the runtime's own subfolder), else its own (a Python agent's launcher)."""
     runtime = SPECS[name].runtime
-    return runtime.program if runtime else SPECS[name].package.entry
+    return runtime.program if runtime else SPECS[name].package.program
 
 
 @pytest.mark.parametrize("agent", SPECS)
@@ -137,12 +185,20 @@ def test_a_cached_program_cut_short_is_fetched_again_to_its_pinned_bytes(tmp_pat
     (copy / program).write_bytes(b"#!/bin/sh\n")
     again = ensure_agent(agent, cache=tmp_path / "cache")
     assert again.folder == copy
+    if agent in PYTHON_AGENTS:  # its launcher is written by the install, from its spec
+        package = installed.spec.agent.package
+        assert (copy / program).read_text() == launcher(package, f"{MOUNT_POINT}/{package.SITE}")
+        return
     pinned = {f.path: f.sha256 for f in placed(installed.spec, pin_of(installed.spec))}
     assert file_sha256(copy / program) == pinned[program]
 
 
 EXITS = "#!/bin/sh\necho '{name}: cannot start (a stand-in that fails)' >&2\nexit 3\n"
 HANGS = "#!/bin/sh\nexec sleep 3600\n"
+# The same, for a Python agent's launcher (the image's python3 runs it)
+PYTHON_STAND_INS = {
+    EXITS: "import sys\nsys.stderr.write('{name}: cannot start (a stand-in that fails)\\n')\nsys.exit(3)\n",
+    HANGS: "import time\ntime.sleep(3600)\n"}
 
 
 def cache_with_program(name: str, script: str, cache: Path) -> Path:
@@ -154,7 +210,11 @@ def cache_with_program(name: str, script: str, cache: Path) -> Path:
     program = copy / program_of(name)
     size = program.stat().st_size
     program.unlink()  # a new file, not the linked one
-    program.write_text(script.format(name=name))
+    if name in PYTHON_AGENTS:  # padded with a comment: python3 refuses a source with NUL bytes
+        text = PYTHON_STAND_INS[script].format(name=name)
+        program.write_text(text + "#" * (size - len(text) - 1) + "\n")
+    else:
+        program.write_text(script.format(name=name))
     os.truncate(program, size)
     program.chmod(0o755)
     assert (copy / MARKER).is_file()
