@@ -127,7 +127,7 @@ def to_agent(call: ToolCall, agent: str, offered: Offered, workdir: str,
 
 
 # the agents' tools that start a process
-SHELL_TOOLS = ("Bash", "exec_command", "shell_command", "shell", "bash", "run_shell_command")
+SHELL_TOOLS = ("Bash", "exec_command", "shell_command", "shell", "bash", "run_shell_command", "local--Command")
 
 
 def exec_call(call_id: str, command: str) -> AgentCall:

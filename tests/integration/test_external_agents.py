@@ -44,7 +44,8 @@ CARDS = ("none", "chown_root", "removed_dependency", "read_only_fs", "disk_full"
 # Under read_only_fs opencode's edit says only `Unknown: FileSystem.writeFile (<path>)`: its runtime
 # reports EROFS as an unknown error, so the step names no cause and t* waits for one that does.
 DIFFERS = {("claude-code", "disk_full"), ("qwen-code", "disk_full"), ("opencode", "read_only_fs")}
-REFUSED = {("claude-code", "flaky_sandbox"), ("opencode", "flaky_sandbox")}  # their runtimes abort without threads
+REFUSED = {("claude-code", "flaky_sandbox"), ("opencode", "flaky_sandbox"),  # their runtimes abort without threads
+           ("cecli", "flaky_sandbox")}
 ENOSPC = "ENOSPC: no space left on device, write\n"
 
 

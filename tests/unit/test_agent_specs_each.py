@@ -54,7 +54,7 @@ EVERY = [  # (field set, value, the field as the refusal names it, the problem)
 CONTAINER = [
     ("launch.command.0", "{entry} {promt}", "launch.command[0]", "unknown placeholder {promt}"),
     ("launch.environment", {"KEY": "{prompt}"}, "launch.environment.KEY", "unknown placeholder {prompt}"),
-    ("package.keep", "some", "package.keep", "'some' is not one of ['all']"),
+    ("package", None, "package", None),  # the package's own field, by its kind (PACKAGE)
     ("mcp.config", "elsewhere.json", "mcp.config", "'elsewhere.json' is not the launch's configuration file"),
 ]
 
@@ -67,10 +67,16 @@ def test_every_spec_broken_in_a_field_is_refused_naming_its_file_and_that_field(
     assert f"{tmp_path / f'{name}.yaml'}: {field}: {problem}" in message
 
 
+PACKAGE = {"npm": ("package.keep", "some", "package.keep", "'some' is not one of ['all']"),
+           "pypi": ("package.python", "3.11", "package.python", "'3.11' does not match")}
+
+
 @pytest.mark.parametrize(("key", "value", "field", "problem"), CONTAINER, ids=[case[0] for case in CONTAINER])
 @pytest.mark.parametrize("name", IN_CONTAINER)
 def test_every_container_spec_broken_in_its_launch_or_package_is_refused_by_field(tmp_path, name, key, value,
                                                                                    field, problem):
+    if key == "package":
+        key, value, field, problem = PACKAGE["pypi" if "pypi" in data_of(name)["package"] else "npm"]
     message = refusal(tmp_path, name, changed(data_of(name), key, value))
     assert f"{tmp_path / f'{name}.yaml'}: {field}: {problem}" in message
 
