@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 
+from impasse.agents.agent_calls import AgentCall, Offered
 from impasse.agents.exchange import Exchange, Reply
-from impasse.agents.tool_names import AgentCall, Offered, to_agent, to_impasse
+from impasse.agents.specs import load_specs
+from impasse.agents.tool_names import to_agent, to_impasse
+from impasse.agents.tool_specs import AgentTools
 from impasse.episode.tools import TOOLS, render
 from impasse.models.turns import ModelTurn, ToolCall
 from impasse.vocabulary import TERMINAL_TOOLS, Tool
@@ -79,11 +82,8 @@ def policy_messages(exchange: Exchange, issued: dict[str, ToolCall], hidden: set
     return merged_systems(messages)
 
 
-# How each agent says that an edit's old text is not in the file.
-NOT_FOUND = ("String to replace not found in file", "Failed to find expected lines",
-             "Could not find oldString in the file",  # Claude Code's Edit, Codex's apply_patch, opencode's edit
-             "0 occurrences found for old_string",  # Qwen Code's edit
-             "Could not find an exact match for 'old_string'")  # Gemini CLI's replace
+# How each agent says that an edit's old text is not in the file: each spec's `tools.result.not_found`.
+NOT_FOUND = tuple(phrase for spec in load_specs().values() for phrase in spec.tools.result.not_found)
 
 
 def in_impasse_words(call: ToolCall | None, output: str, code: int | None) -> tuple[str, int | None]:
@@ -118,8 +118,9 @@ def from_native(turn: ModelTurn, offered: Offered) -> list[AgentCall]:
     return calls
 
 
-def from_policy(turn: ModelTurn, agent: str, offered: Offered, workdir: str, edit_script: str) -> list[AgentCall]:
-    return [wire for call in turn.tool_calls for wire in to_agent(call, agent, offered, workdir, edit_script)]
+def from_policy(turn: ModelTurn, tools: AgentTools, offered: Offered, workdir: str,
+                edit_script: str) -> list[AgentCall]:
+    return [wire for call in turn.tool_calls for wire in to_agent(call, tools, offered, workdir, edit_script)]
 
 
 def reply_of(turn: ModelTurn, calls: list[AgentCall]) -> Reply:
