@@ -204,7 +204,8 @@ class Relay:
         index, gold = opened
         if self.speaks_impasse:
             hidden = self.hidden | self.sessions.hidden
-            messages, tools = policy_messages(exchange, self.issued, hidden, observed), policy_tools()
+            messages = policy_messages(exchange, self.issued, hidden, observed, self.tools.result.not_found)
+            tools = policy_tools()
         else:
             messages, tools = native_messages(exchange), exchange.tools
         try:
