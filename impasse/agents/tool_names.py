@@ -45,12 +45,11 @@ def to_agent(call: ToolCall, tools: AgentTools, offered: Offered, workdir: str,
     return TRANSLATORS[tools.translator](call, tools, offered, workdir, edit_script)
 
 
-def by_name(tools: Iterable, kind: str) -> dict[str, tuple]:
+def by_name(tools: Iterable) -> dict[str, tuple]:
+    """Spec tools grouped by name (two specs may name different tools alike: opencode's and Qwen Code's `edit`)."""
     found: dict[str, tuple] = {}
-    for agent in tools:
-        declared = getattr(agent, kind)
-        for tool in declared if isinstance(declared, tuple) else (declared,) if declared else ():
-            found[tool.name] = found.get(tool.name, ()) + (tool,)
+    for tool in tools:
+        found[tool.name] = found.get(tool.name, ()) + (tool,)
     return found
 
 
@@ -68,8 +67,10 @@ class KnownNames:
     def of(cls, tools: Iterable[AgentTools]) -> KnownNames:
         tools = list(tools)
         return cls(tuple(sorted({t.mcp_prefix for t in tools if t.mcp_prefix}, key=len, reverse=True)),
-                   by_name(tools, "shells"), frozenset(s.name for t in tools if t.translator == MINI for s in t.shells),
-                   by_name(tools, "edit"), by_name(tools, "write"), frozenset(t.patch for t in tools if t.patch))
+                   by_name(s for t in tools for s in t.shells),
+                   frozenset(s.name for t in tools if t.translator == MINI for s in t.shells),
+                   by_name(t.edit for t in tools if t.edit), by_name(t.write for t in tools if t.write),
+                   frozenset(t.patch for t in tools if t.patch))
 
 
 @functools.cache
