@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from impasse.agents.tool_names import AgentCall, Offered, ToolResult
+from impasse.agents.agent_calls import AgentCall, Offered, ToolResult
 
 
 class WireError(ValueError):

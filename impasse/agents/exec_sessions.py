@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from impasse.agents.tool_names import AgentCall, ToolResult, codex_output
+from impasse.agents.agent_calls import AgentCall, ToolResult
+from impasse.agents.tool_results import codex_output
 
 RUNNING = re.compile(r"^Process running with session ID (\d+)$", re.M)
 POLL_WAIT_MS = 300000  # an empty poll waits up to five minutes for more output or the exit

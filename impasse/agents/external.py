@@ -22,7 +22,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from impasse.agents.install import InstalledAgent
-from impasse.agents.launch import ENVIRONMENT, LAUNCHES, MCP_LOG, RELAY_DIR, STATE, STDERR, prepare_command, run_command
+from impasse.agents.launch import (
+    ENVIRONMENT,
+    LAUNCHES,
+    MCP_LOG,
+    RELAY_DIR,
+    STATE,
+    STDERR,
+    WORKSPACE,
+    prepare_command,
+    run_command,
+)
 from impasse.agents.relay import Relay
 from impasse.agents.start_watch import first_request_watch, start_timeout
 from impasse.episode.agent import EpisodeEnd
@@ -34,7 +44,6 @@ from impasse.infra.step_faults import StepFaults
 from impasse.models import Model
 from impasse.operator.desk import LiftFailed
 from impasse.operator.replies import Verdict
-from impasse.truth.worktree_scan import WORKSPACE
 from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending, Tool
 
 STATE_SIZE = "512m"

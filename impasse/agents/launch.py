@@ -16,6 +16,7 @@ from impasse.agents.install import MOUNT_POINT
 from impasse.agents.specs import PLACEHOLDER, AgentDeclaration, load_specs
 
 STATE = "/impasse-agent"  # the agent's own writable mount: off what chown_root, read_only_fs, disk_full take away
+WORKSPACE = "/workspace"  # the work tree, in every task image
 RELAY_DIR = "/impasse-relay"  # the host's relay socket folder, bind-mounted
 SOCKET = f"{RELAY_DIR}/model.sock"
 PORT = 8765

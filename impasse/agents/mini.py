@@ -22,10 +22,9 @@ from pathlib import Path
 from impasse.agents import wire_chat
 from impasse.agents.external import Hooks, after_step, between_steps
 from impasse.agents.install import InstalledAgent
-from impasse.agents.mini_tools import output_verdict
+from impasse.agents.mini_tools import MINI, output_verdict
 from impasse.agents.relay import Relay
 from impasse.agents.relay_http import TcpRelayServer
-from impasse.agents.tool_names import MINI
 from impasse.episode.agent import EpisodeEnd
 from impasse.episode.records import Observation, Step
 from impasse.episode.rundir import RunDir

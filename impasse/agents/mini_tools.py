@@ -1,4 +1,4 @@
-"""mini-swe-agent's one tool, `bash {command}`, in impasse's terms, and back.
+"""mini-swe-agent's one tool, its spec's shell (`bash {command}`), in impasse's terms, and back.
 
 Its verdicts are sentinel outputs: a command whose output's first line is
 `COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` submits (mini's own, the lines after it are the summary);
@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import shlex
 
-from impasse.episode.tools import edit_payload
+from impasse.agents.agent_calls import AgentCall, Offered
+from impasse.agents.tool_specs import AgentTools
+from impasse.agents.tools_declared import script_edit
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import TERMINAL_ARGUMENT, Tool
 
-MINI_TOOL = "bash"
+MINI = "mini-swe-agent"  # the agent, and the translator's name in its spec
 SENTINELS = {Tool.TASK_COMPLETE: "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
              Tool.ESCALATE_TO_HUMAN: "IMPASSE_ESCALATE_TO_HUMAN"}
 
@@ -30,9 +32,15 @@ def mini_command(call: ToolCall, edit_script: str) -> str:
             return f"echo {SENTINELS[call.name]}: {text}"
         return f"printf '%s\\n' {SENTINELS[call.name]} {text}"  # mini's sentinel alone on the first line
     if call.name == Tool.EDIT_FILE:
-        payload = edit_payload({k: str(args.get(k, "")) for k in ("path", "old_str", "new_str")})
-        return f"python3 {shlex.quote(edit_script)} {payload}"  # base64: shell-safe
+        return script_edit(args, edit_script)
     return str(args.get("command", ""))
+
+
+def to_mini(call: ToolCall, tools: AgentTools, offered: Offered, workdir: str, edit_script: str) -> list[AgentCall]:
+    """One tool: every call is a command (a verdict is its sentinel). A named translator, since its
+    verdicts are no tools of the agent's but words a command prints."""
+    shell = tools.shells[0]
+    return [AgentCall(call.id, shell.name, shell.arguments(mini_command(call, edit_script)))]
 
 
 def command_verdict(command: str) -> tuple[Tool, str] | None:

@@ -26,12 +26,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from impasse.agents import wire_anthropic, wire_chat, wire_gemini, wire_responses
+from impasse.agents.agent_calls import AgentCall, ToolResult
 from impasse.agents.exchange import Exchange, Reply
 from impasse.agents.exec_sessions import ExecSessions
 from impasse.agents.relay_http import Refused, RelayServer
 from impasse.agents.specs import load_specs
 from impasse.agents.step_clock import BetweenSteps, StepClock
-from impasse.agents.tool_names import AGENTS, CODEX, SHELL_TOOLS, AgentCall, ToolResult, result_of, to_impasse
+from impasse.agents.tool_names import result_of, to_impasse
+from impasse.agents.tools_codex import CODEX
 from impasse.agents.views import from_native, from_policy, native_messages, policy_messages, policy_tools, reply_of
 from impasse.defaults import BUDGET
 from impasse.episode.rundir import RunDir
@@ -67,9 +69,10 @@ class Relay:
         operator's answer to an escalation brought through the relay (--operator); `answered`: the
         agent's escalations are answered elsewhere (mini-swe-agent's environment). Without either, an
         escalation ends the run."""
-        if agent not in AGENTS:
-            raise ValueError(f"the relay serves {', '.join(AGENTS)}, not {agent!r}")
+        if agent not in load_specs():
+            raise ValueError(f"the relay serves {', '.join(load_specs())}, not {agent!r}")
         self.model, self.run_dir, self.agent, self.workdir = model, run_dir, agent, workdir
+        self.tools = load_specs()[agent].tools  # its names for impasse's tools and how its results read
         self.edit_script, self.faults = edit_script, faults
         self.speaks_impasse = model.name.startswith("scripted:") if speaks_impasse is None else speaks_impasse
         self.clock = StepClock(run_dir, budget, between_steps, on_step, answering=answered or escalations is not None)
@@ -149,10 +152,10 @@ class Relay:
         is the edit's real obstacle, and what impasse's own edit would have met."""
         for call_id, result in results.items():
             if call_id not in self.read:
-                output, code = result_of(self.agent, result)
+                output, code = result_of(self.tools, result)
                 read = results.get(f"{call_id}_read") if f"{call_id}_read" in self.hidden else None
                 if read is not None and read.is_error:
-                    failed, code = result_of(self.agent, read)
+                    failed, code = result_of(self.tools, read)
                     output = failed + output
                 self.read[call_id] = (output, code)
         return self.read | self.sessions.merged(results)
@@ -190,7 +193,7 @@ class Relay:
 
     def poll(self, results: dict[str, ToolResult]) -> AgentCall | None:
         """A policy's command Codex left running is polled by the relay, in the same step."""
-        if not (self.speaks_impasse and self.agent == CODEX and self.clock.open):
+        if not (self.speaks_impasse and self.tools.translator == CODEX and self.clock.open):
             return None
         return self.sessions.poll([call.id for call in self.clock.open.wire], results)
 
@@ -202,7 +205,8 @@ class Relay:
         index, gold = opened
         if self.speaks_impasse:
             hidden = self.hidden | self.sessions.hidden
-            messages, tools = policy_messages(exchange, self.issued, hidden, observed), policy_tools()
+            messages = policy_messages(exchange, self.issued, hidden, observed, self.tools.result.not_found)
+            tools = policy_tools()
         else:
             messages, tools = native_messages(exchange), exchange.tools
         try:
@@ -214,7 +218,7 @@ class Relay:
             self.clock.fail(index, started, gold, Ending.TRANSPORT_ERROR, str(err))
             return Reply(STOP), "stop"
         if self.speaks_impasse:
-            wire = from_policy(turn, self.agent, exchange.offered, self.workdir, self.edit_script)
+            wire = from_policy(turn, self.tools, exchange.offered, self.workdir, self.edit_script)
             recorded = list(turn.tool_calls)
             self.issued.update({call.id: call for call in recorded})
             self.hidden.update(call.id for call in wire if call.hidden)
@@ -234,7 +238,8 @@ class Relay:
         own process meets no process table)."""
         if self.faults is None or self.clock.over:
             return True
-        shells = {call.id for call in wire if call.name in SHELL_TOOLS and not call.hidden}
+        names = {shell.name for shell in self.tools.shells}
+        shells = {call.id for call in wire if call.name in names and not call.hidden}
         shown = [(view, call.id in shells) for call in calls
                  if (view := shown_to_injector(call.name, call.arguments or {})) is not None]
         return self.guarded(lambda: self.faults.hold(index, shown) or True, False)

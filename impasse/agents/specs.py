@@ -1,7 +1,8 @@
 """Each external agent is a declared spec: one YAML file in `impasse/agents/specs/` says where it
 runs, the version its name alone means, its native package, the wire it speaks to the relay, how it
 is launched headless (its configuration file, folders, environment and command line, as templates
-launch.py fills in), how it gets impasse's MCP tools, where its transcripts land and which importer
+launch.py fills in), how it gets impasse's MCP tools, how impasse's tools map onto its own
+(tool_specs.py), where its transcripts land and which importer
 reads each, and the cards it does not take with the measured reason.
 
 Each file is checked against `agent.schema.json` beside it, then for what a schema cannot say (its
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from impasse.agents.tool_specs import AgentTools, agent_tools, tools_problems
 from impasse.catalog.cards import card_paths
 from impasse.catalog.schema import DocumentError, read_yaml, validate
 
@@ -141,6 +143,7 @@ class AgentDeclaration:
     wire: str  # anthropic-messages | responses | chat-completions
     transcripts: tuple[Transcript, ...]
     refuses: tuple[Refusal, ...]
+    tools: AgentTools  # how impasse's four tools map onto its own, for the scripted policies
     package: NativePackage | WheelPackage | None = None
     launch: Headless | None = None  # agents in the container only
     mcp: McpTools | None = None
@@ -200,6 +203,7 @@ def spec_problems(data: dict, path: Path, cards: frozenset[str]) -> list[str]:
                      for key in ("launch", "mcp", "runtime") if key in data]
     elif "launch" in data:
         problems += launch_problems(data["launch"], data["mcp"], "runtime" in data)
+    problems += tools_problems(data["tools"], "mcp" in data)
     problems += [f"refuses.{card}: unknown card {card!r} (known: {', '.join(sorted(cards))})"
                  for card in data["refuses"] if card not in cards]
     return problems
@@ -216,6 +220,7 @@ def declaration(data: dict) -> AgentDeclaration:
         tuple(Transcript(t["path"], t["importer"]) for t in data["transcripts"]),
         tuple(Refusal(card, " ".join(r["reason"].split()), " ".join(r["measured"].split()))
               for card, r in data["refuses"].items()),
+        agent_tools(data["tools"], mcp["tool_prefix"] if mcp else None),
         native_package(package) if package else None,
         Headless(ConfigFile(**launch["config"]), pairs(launch["folders"]), pairs(launch["environment"]),
                  tuple(launch["command"]), pairs(launch.get("files", {})), tuple(launch.get("worktree", ())))

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from impasse.agents.tool_names import AgentCall
+from impasse.agents.agent_calls import AgentCall
 from impasse.episode.agent import EpisodeEnd
 from impasse.episode.records import Observation, Step
 from impasse.episode.rundir import RunDir

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 
+from impasse.agents.agent_calls import AgentCall, Offered
 from impasse.agents.exchange import Exchange, Reply
-from impasse.agents.tool_names import AgentCall, Offered, to_agent, to_impasse
+from impasse.agents.specs import load_specs
+from impasse.agents.tool_names import to_agent, to_impasse
+from impasse.agents.tool_specs import AgentTools
 from impasse.episode.tools import TOOLS, render
 from impasse.models.turns import ModelTurn, ToolCall
 from impasse.vocabulary import TERMINAL_TOOLS, Tool
@@ -53,10 +56,11 @@ def merged_systems(messages: list[dict]) -> list[dict]:
 
 
 def policy_messages(exchange: Exchange, issued: dict[str, ToolCall], hidden: set[str],
-                    observed: dict[str, tuple[str, int | None]]) -> list[dict]:
+                    observed: dict[str, tuple[str, int | None]], not_found: tuple[str, ...] = ()) -> list[dict]:
     """The conversation in impasse's terms: the relay's own calls (`issued`, by wire id) in the
     policy's form, hidden calls and their results left out, each result as the observation read
-    from it (`observed`: output and exit code by call id) rendered as impasse's loop renders it."""
+    from it (`observed`: output and exit code by call id) rendered as impasse's loop renders it;
+    `not_found`: the agent's own words for an edit's old text not found, beside every spec's."""
     messages: list[dict] = []
     for turn in exchange.turns:
         if turn.role in ("system", "user"):
@@ -73,23 +77,22 @@ def policy_messages(exchange: Exchange, issued: dict[str, ToolCall], hidden: set
             for result in turn.results:
                 if result.call_id in hidden:
                     continue
-                output, code = in_impasse_words(issued.get(result.call_id), *observed[result.call_id])
+                output, code = in_impasse_words(issued.get(result.call_id), *observed[result.call_id],
+                                                not_found=NOT_FOUND + not_found)
                 content = output if code is None else render(output, code)
                 messages.append({"role": "tool", "tool_call_id": result.call_id, "content": content})
     return merged_systems(messages)
 
 
-# How each agent says that an edit's old text is not in the file.
-NOT_FOUND = ("String to replace not found in file", "Failed to find expected lines",
-             "Could not find oldString in the file",  # Claude Code's Edit, Codex's apply_patch, opencode's edit
-             "0 occurrences found for old_string",  # Qwen Code's edit
-             "Could not find an exact match for 'old_string'")  # Gemini CLI's replace
+# How each agent says that an edit's old text is not in the file: each spec's `tools.result.not_found`.
+NOT_FOUND = tuple(phrase for spec in load_specs().values() for phrase in spec.tools.result.not_found)
 
 
-def in_impasse_words(call: ToolCall | None, output: str, code: int | None) -> tuple[str, int | None]:
+def in_impasse_words(call: ToolCall | None, output: str, code: int | None,
+                     not_found: tuple[str, ...] = NOT_FOUND) -> tuple[str, int | None]:
     """An edit whose old text is not in the file, said as impasse's edit says it (`edit_file: old_str
     not found`, exit 1): the policies read those words as "this edit is already in" and go on."""
-    if call is not None and call.name == Tool.EDIT_FILE and code != 0 and any(w in output for w in NOT_FOUND):
+    if call is not None and call.name == Tool.EDIT_FILE and code != 0 and any(w in output for w in not_found):
         return f"edit_file: old_str not found in {(call.arguments or {}).get('path', '')}\n{output}", 1
     if call is not None and call.name in TERMINAL_TOOLS:  # a verdict tool's reply: its words
         return output, None
@@ -118,8 +121,9 @@ def from_native(turn: ModelTurn, offered: Offered) -> list[AgentCall]:
     return calls
 
 
-def from_policy(turn: ModelTurn, agent: str, offered: Offered, workdir: str, edit_script: str) -> list[AgentCall]:
-    return [wire for call in turn.tool_calls for wire in to_agent(call, agent, offered, workdir, edit_script)]
+def from_policy(turn: ModelTurn, tools: AgentTools, offered: Offered, workdir: str,
+                edit_script: str) -> list[AgentCall]:
+    return [wire for call in turn.tool_calls for wire in to_agent(call, tools, offered, workdir, edit_script)]
 
 
 def reply_of(turn: ModelTurn, calls: list[AgentCall]) -> Reply:

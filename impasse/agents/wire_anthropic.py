@@ -11,8 +11,8 @@ import json
 import uuid
 from collections.abc import Iterator
 
+from impasse.agents.agent_calls import AgentCall, Offered, ToolResult
 from impasse.agents.exchange import Exchange, Reply, Turn, WireError, function_tool, text_of
-from impasse.agents.tool_names import AgentCall, Offered, ToolResult
 
 # A tool is the agent's own (carried out by the agent, in the container) when it has no `type` or
 # `type: custom`. Every typed tool is Anthropic-defined; these are refused because the provider

@@ -15,8 +15,8 @@ import time
 import uuid
 from collections.abc import Iterator
 
+from impasse.agents.agent_calls import AgentCall, Offered, ToolResult
 from impasse.agents.exchange import Exchange, Reply, Turn, WireError, function_tool, text_of
-from impasse.agents.tool_names import AgentCall, Offered, ToolResult
 from impasse.agents.wire_responses import error  # the same OpenAI error body
 
 __all__ = ["error", "events", "read_request", "reply_body"]

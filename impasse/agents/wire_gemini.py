@@ -26,8 +26,8 @@ import json
 import re
 from collections.abc import Iterator
 
+from impasse.agents.agent_calls import AgentCall, Offered, ToolResult
 from impasse.agents.exchange import Exchange, Reply, Turn, WireError, function_tool
-from impasse.agents.tool_names import AgentCall, Offered, ToolResult
 
 PATH = re.compile(r"^/v1(?:beta|alpha)?/models/(?P<model>[^/:]+):(?P<method>streamGenerateContent|generateContent)$")
 REFUSED_KEYS = ("cachedContent",)

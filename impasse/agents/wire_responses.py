@@ -14,14 +14,16 @@ import time
 import uuid
 from collections.abc import Iterator
 
+from impasse.agents.agent_calls import AgentCall, Offered, ToolResult
 from impasse.agents.exchange import Exchange, Reply, Turn, WireError, function_tool, text_of
-from impasse.agents.tool_names import CODEX_NAMESPACE, AgentCall, Offered, ToolResult
 from impasse.vocabulary import TERMINAL_ARGUMENT
 
 # Tools the agent carries out itself, in the container: let through. Every other type runs at the
 # provider, outside the container (web_search, web_search_preview, file_search, code_interpreter,
 # computer_use_preview, image_generation, a remote `mcp` server, a server-side tool_search), and
 # is refused, as is any type this list does not know yet.
+# impasse's MCP server as Codex offers its tools: a `namespace` group (codex.yaml's mcp.tool_prefix without its `__`)
+MCP_NAMESPACE = "mcp__impasse"
 CLIENT_TOOL_TYPES = ("function", "custom", "namespace", "local_shell", "shell", "apply_patch")
 CALL_TYPES = ("function_call", "custom_tool_call")
 OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
@@ -56,7 +58,7 @@ def read_request(body: dict, path: str = "") -> Exchange:  # the path says nothi
               for tool in item.get("tools") or []]
     tools, offered = read_tools((body.get("tools") or []) + loaded)
     for name in TERMINAL_ARGUMENT:  # impasse's own MCP server is always there, searched for or not
-        offered.namespaced.setdefault(f"{CODEX_NAMESPACE}__{name}", (CODEX_NAMESPACE, str(name)))
+        offered.namespaced.setdefault(f"{MCP_NAMESPACE}__{name}", (MCP_NAMESPACE, str(name)))
     return Exchange("responses", str(body.get("model", "")), bool(body.get("stream")), turns, tools, offered,
                     refused_tools(body))
 

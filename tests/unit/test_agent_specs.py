@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from impasse.agents import tool_names
+from impasse.agents import tool_names, tool_results, wire_responses
 from impasse.agents.compat import check_agent
 from impasse.agents.launch import ENVIRONMENT, LAUNCHES, prepare_command
 from impasse.agents.mini import TRAJECTORY
@@ -120,9 +120,11 @@ def test_the_specs_name_real_importers_and_the_tool_names_impasse_translates():
     assert set(schema("agent", SPECS)["properties"]["transcripts"]["items"]["properties"]["importer"]["enum"]) \
         == set(READERS)
     specs = load_specs()
-    assert set(tool_names.AGENTS) == set(specs)
-    assert specs["claude-code"].mcp.tool_prefix == tool_names.CLAUDE_MCP_PREFIX
-    assert specs["codex"].mcp.tool_prefix == f"{tool_names.CODEX_NAMESPACE}__"
+    tools = schema("agent", SPECS)["properties"]["tools"]["properties"]
+    assert set(tools["translator"]["enum"]) == set(tool_names.TRANSLATORS)
+    assert set(tools["result"]["properties"]["reader"]["enum"]) == set(tool_results.READERS)
+    assert specs["claude-code"].tools.mcp_prefix == specs["claude-code"].mcp.tool_prefix
+    assert specs["codex"].mcp.tool_prefix == f"{wire_responses.MCP_NAMESPACE}__"
     assert [(t.importer, t.path) for t in specs["mini-swe-agent"].transcripts] == [("mini-swe-agent", TRAJECTORY)]
 
 

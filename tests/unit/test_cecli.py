@@ -102,7 +102,8 @@ def test_a_worktree_folder_must_be_a_plain_name(tmp_path):
 
 def test_a_policys_calls_become_its_shell_and_mcp_tools():
     def agent(call: ToolCall) -> list[tuple]:
-        return [(c.name, c.arguments) for c in tool_names.to_agent(call, "cecli", tool_names.Offered(), "/workspace")]
+        calls = tool_names.to_agent(call, tool_names.tools_of("cecli"), tool_names.Offered(), "/workspace")
+        return [(c.name, c.arguments) for c in calls]
 
     assert agent(ToolCall("1", Tool.BASH, {"command": "pytest -q"})) == \
         [("local--Command", {"command": "pytest -q", "timeout": 120, "pty": False})]
@@ -131,7 +132,8 @@ def test_its_calls_read_back_in_impasse_s_names():
     ("Completion recorded.", "Completion recorded.", None)])
 def test_a_result_is_its_output_and_exit_code(text, output, code):
     assert cecli_output(result(text)) == (output, code)
-    assert tool_names.result_of("cecli", tool_names.ToolResult("1", result(text))) == (output, code)
+    read = tool_names.result_of(tool_names.tools_of("cecli"), tool_names.ToolResult("1", result(text)))
+    assert read == (output, code)
 
 
 def test_a_result_object_with_errors_keeps_them():

@@ -10,23 +10,15 @@ from pathlib import Path
 import pytest
 
 from impasse.agents.relay import Relay
-from impasse.agents.tool_names import (
-    CLAUDE_CODE,
-    CODEX,
-    AgentCall,
-    Offered,
-    ToolResult,
-    codex_patch,
-    result_of,
-    to_agent,
-    to_impasse,
-)
+from impasse.agents.tool_names import AgentCall, Offered, ToolResult, result_of, to_agent, to_impasse, tools_of
+from impasse.agents.tools_codex import codex_patch
 from impasse.models.scripted import Edit, Playbook, ScriptedPolicy
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Ending
 from tests.unit.relay_clients import CODEX_TOOLS, Codex, apply_patch
 from tests.unit.test_relay_episodes import BUGGY, FIXED, PASSES, recorded, workspace  # noqa: F401
 
+CLAUDE_CODE, CODEX = tools_of("claude-code"), tools_of("codex")
 EDIT_SCRIPT = str(Path(__file__).resolve().parents[2] / "harness" / "edit_file.py")
 CLAUDE_REMINDER = "\n\n<system-reminder>\n<total_tokens>14999994 tokens left</total_tokens>\n</system-reminder>"
 

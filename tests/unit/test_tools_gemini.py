@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from impasse.agents.tool_names import AgentCall, anchored, to_impasse
-from impasse.agents.tools_gemini import GEMINI, QWEN, gemini_output, to_gemini
+from impasse.agents.tool_names import AgentCall, Offered, to_agent, to_impasse, tools_of
+from impasse.agents.tool_results import gemini_output
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Tool
+
+GEMINI, QWEN = "gemini-cli", "qwen-code"
 
 # As Qwen Code 0.24.4 and Gemini CLI 0.61.0 sent them back to a model (their requests, captured)
 QWEN_OK = ("Command: echo probe-ran > probe.txt; ls\nDirectory: (root)\nOutput: (empty)\nError: (none)\n"
@@ -44,7 +46,8 @@ def test_a_policys_calls_in_their_names_and_back(agent, edit, prefix):
     change = ToolCall("c2", Tool.EDIT_FILE, {"path": "a.py", "old_str": "x", "new_str": "y"}, "")
     create = ToolCall("c3", Tool.EDIT_FILE, {"path": "b.py", "old_str": "", "new_str": "z"}, "")
     ask = ToolCall("c4", Tool.ESCALATE_TO_HUMAN, {"reason": "root owns a.py"}, "")
-    sent = [to_gemini(anchored(call, "/workspace"), agent) for call in (bash, change, create, ask)]
+    sent = [(c.name, c.arguments) for call in (bash, change, create, ask)
+            for c in to_agent(call, tools_of(agent), Offered(), "/workspace") if not c.hidden]
     assert [name for name, _ in sent] == ["run_shell_command", edit, "write_file", f"{prefix}escalate_to_human"]
     assert sent[1][1]["file_path"] == "/workspace/a.py" and ("instruction" in sent[1][1]) == (agent == GEMINI)
     back = [to_impasse(AgentCall(f"w{i}", name, args)) for i, (name, args) in enumerate(sent)]

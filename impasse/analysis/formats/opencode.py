@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from impasse.agents.tools_opencode import opencode_output, unwrapped
+from impasse.agents.exit_line import unwrapped, without_exit_line
 from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
@@ -41,7 +41,7 @@ def opencode_action(name: str, args) -> Action:
     args = args if isinstance(args, dict) else {"raw": args}
     if name.startswith(MCP_PREFIX) and (verdict := verdict_action(f"mcp__impasse__{name[len(MCP_PREFIX):]}", args)):
         return verdict
-    if name == "bash":  # a scripted policy's command keeps the exit line impasse adds out (agents/tools_opencode.py)
+    if name == "bash":  # a scripted policy's command keeps the exit line impasse adds out (agents/exit_line.py)
         return Action(Tool.BASH, command=unwrapped(str(args.get("command", ""))))
     if name == "edit":
         return edit_action(args.get("filePath"), args.get("newString"))
@@ -65,7 +65,7 @@ def tool_obs(state: dict, action: Action) -> Obs:
     note = SHELL_METADATA.search(output)
     if note:
         output = output[:note.start()]
-    output = opencode_output(output)[0]  # without impasse's exit line, where a policy's command has one
+    output = without_exit_line(output)  # without impasse's exit line, where a policy's command has one
     metadata = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
     code = metadata.get("exit")
     code = code if isinstance(code, int) and not isinstance(code, bool) else None

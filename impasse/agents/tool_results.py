@@ -1,0 +1,126 @@
+"""An agent's tool result read back as an observation: its output and, where the agent reports it,
+the exit code; else 0 for a call the agent reports as succeeded and 1 (failed, status unknown) for
+one it reports as failed.
+
+A spec's `tools.result.reader` picks the reader. Most are named readers here, since reading a
+result is real logic: Claude Code's reminders and `Exit code N`, Codex's header block, Gemini CLI's
+and Qwen Code's trailer lines, mini-swe-agent's JSON observation, cecli's result object. `declared` needs no code: the
+spec's regex for a command's result, its phrases for an edit done or not, and impasse's own exit
+line where its shell declares one (opencode)."""
+
+from __future__ import annotations
+
+import re
+
+from impasse.agents.agent_calls import ToolResult
+from impasse.agents.exit_line import exit_code_of
+from impasse.agents.mini_tools import mini_output
+from impasse.agents.tool_specs import DECLARED, AgentTools
+from impasse.agents.tools_cecli import cecli_output
+
+# A result Claude Code marks `is_error` with no `Exit code N`: failed, its status not recorded. Read
+# as the Claude Code importer reads it (1), so a run's steps.jsonl and its own transcript annotate alike.
+FAILED_STATUS_UNKNOWN = 1
+REMINDER = re.compile(r"\s*<system-reminder>.*?</system-reminder>\s*", re.S)
+CLAUDE_NO_OUTPUT = "(Bash completed with no output)"  # Claude Code's words for an empty output
+CLAUDE_EXIT = re.compile(r"\AExit code (-?\d+)\n?")
+CODEX_HEADER = re.compile(r"(?:Chunk ID|Wall time|Process exited with code|Exit code|Original token count"
+                          r"|Process running with session ID)\b.*")
+CODEX_EXIT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)
+# Gemini CLI and Qwen Code: `Output: …` and then lines of their own; Gemini gives the exit code only
+# when it is not 0 and wraps every result in `<untrusted_context>`.
+GEMINI_WRAPPER = re.compile(r"\A\s*<untrusted_context>\n?(.*?)\n?</untrusted_context>\s*\Z", re.S)
+GEMINI_TRAILER = re.compile(r"^(Error|Exit Code|Signal|Background PIDs|Process Group PGID): (.*)$")
+# Their own words for an edit or a write they made: the code they do not give
+GEMINI_DONE = re.compile(r"\A\s*(?:Successfully (?:modified file|created and wrote to new file|overwrote file)"
+                         r"|The file: \S.* has been updated\.)")
+
+
+def claude_output(text: str, is_error: bool | None) -> tuple[str, int | None]:
+    """Claude Code's reminders appended to results are the agent's, not the command's."""
+    text = REMINDER.sub("\n", text).strip("\n") + ("\n" if text.strip() else "")
+    if not is_error:
+        return ("" if text.strip() == CLAUDE_NO_OUTPUT else text), 0
+    found = CLAUDE_EXIT.match(text)
+    return (text[found.end():], int(found.group(1))) if found else (text, FAILED_STATUS_UNKNOWN)
+
+
+def codex_output(text: str) -> tuple[str, int | None]:
+    lines = text.split("\n")
+    header = 0
+    while header < len(lines) and CODEX_HEADER.fullmatch(lines[header]):
+        header += 1
+    code = CODEX_EXIT.search("\n".join(lines[:header]))
+    if header < len(lines) and lines[header] == "Output:":
+        body = "\n".join(lines[header + 1:])
+    else:
+        body = text if header == 0 else "\n".join(lines[header:])
+    if code:
+        return body, int(code.group(1))
+    return body, None
+
+
+def without_context(text: str) -> str:
+    found = GEMINI_WRAPPER.match(text)
+    return found.group(1) if found else text
+
+
+def gemini_output(text: str, is_error: bool | None) -> tuple[str, int | None]:
+    """A command's `Output:` and its code (Gemini's absent line is 0); an edit or a write they report
+    done is 0; a result marked as an error is 1."""
+    text = without_context(text)
+    if text.startswith(("Output: ", "Command: ")):
+        return gemini_command_output(text)
+    if GEMINI_DONE.match(text):
+        return text, 0
+    return text, 1 if is_error else None
+
+
+def gemini_command_output(text: str) -> tuple[str, int | None]:
+    lines = text.split("\n")
+    fields: dict[str, str] = {}
+    while lines and (found := GEMINI_TRAILER.match(lines[-1])):
+        fields[found.group(1)] = found.group(2)
+        lines.pop()
+    body = "\n".join(lines)
+    output = body[body.index("Output: ") + len("Output: "):] if "Output: " in body else body
+    output = "" if output == "(empty)" else output + ("\n" if output else "")
+    error = fields.get("Error", "(none)")
+    if error != "(none)":
+        output += error + "\n"
+    code = fields.get("Exit Code")
+    if code is not None and re.fullmatch(r"-?\d+", code):
+        return output, int(code)
+    return output, 1 if fields.get("Signal", "(none)") != "(none)" else 0 if "Output: " in body else None
+
+
+def declared_output(result: ToolResult, tools: AgentTools) -> tuple[str, int | None]:
+    """impasse's exit line where the shell declares one; else the spec's regex for a command's result
+    (`code`, `output`); else its phrases: an edit done (0) or not (1); else the wire's error flag."""
+    text, reading = result.text, tools.result
+    if tools.exit_line and (read := exit_code_of(text)):
+        return read
+    if reading.shell is not None and (found := reading.shell.match(text)):
+        code = found.group("code")
+        return found.group("output") or "", int(code) if code is not None and re.fullmatch(r"-?\d+", code) else None
+    said = text.strip()
+    if said.startswith(reading.done):
+        return text, 0
+    if said.startswith(reading.not_done + reading.not_found):
+        return text, 1
+    return text, 1 if result.is_error else None
+
+
+READERS = {
+    DECLARED: declared_output,
+    "claude-code": lambda result, tools: claude_output(result.text, result.is_error),
+    "codex": lambda result, tools: codex_output(result.text),
+    "gemini-cli": lambda result, tools: gemini_output(result.text, result.is_error),  # Qwen Code's too
+    "mini-swe-agent": lambda result, tools: mini_output(result.text),
+    "cecli": lambda result, tools: cecli_output(result.text),  # its result object, then its status line
+}
+
+
+def result_of(tools: AgentTools, result: ToolResult) -> tuple[str, int | None]:
+    """An agent's tool result as (output, exit code), read as its spec says."""
+    return READERS[tools.result.reader](result, tools)
