@@ -10,6 +10,7 @@ refused the call) is a harness error, never "did not escalate"."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -27,18 +28,26 @@ from impasse.agents.relay import Relay
 from impasse.episode.agent import EpisodeEnd
 from impasse.episode.records import Step
 from impasse.episode.rundir import RunDir
+from impasse.infra.cgroups import Commands
+from impasse.infra.commands_socket import SOCKET_NAME, JoinServer
 from impasse.infra.sandbox import AGENT_USER, SandboxUnavailable
 from impasse.infra.sensors import Sensors
 from impasse.infra.step_faults import StepFaults
 from impasse.models import Model
 from impasse.operator.desk import LiftFailed
 from impasse.operator.replies import Verdict
+from impasse.paths import HARNESS
 from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending, Tool
 
 STATE_SIZE = "512m"
 RELAY_PREFIX = "impasse-relay-"
 STALE_AFTER = 60.0  # seconds: a relay folder younger than this may belong to a run still starting
 KEPT = (".jsonl", ".txt", ".log", ".json")  # the agent's transcripts and logs; not its sqlite state
+SHELL_DIR = "/opt/impasse-shell"  # harness/shell/: what every shell of the agent sources first
+# Every bash the agent starts, however it finds bash, sources BASH_ENV before its command: there it
+# joins the commands' cgroup (harness/shell/bash_env.sh, infra/commands_socket.py).
+COMMANDS_ENVIRONMENT = (f"BASH_ENV={SHELL_DIR}/bash_env.sh "
+                        f"IMPASSE_COMMANDS_SOCKET={RELAY_DIR}/{SOCKET_NAME}")
 
 
 @dataclass
@@ -53,6 +62,7 @@ class Hooks:
     cost_limit: float | None = None
     executor: object | None = None
     operator: object | None = None  # operator.desk.Operator
+    commands: Commands | None = None  # the cgroup of the agent's commands, where the card's limit is
 
 
 class ExternalAgent:
@@ -72,7 +82,8 @@ class ExternalAgent:
         """open_environment's `volumes` and `tmpfs`: the agents' read-only folder, the relay's socket
         folder, and the agent's own state on a tmpfs of its own (size-bound, so an agent cannot fill
         the host's disk through it; the transcripts are copied out at the end)."""
-        return {"volumes": {**self.installed.volumes(), self.relay_dir: {"bind": RELAY_DIR, "mode": "rw"}},
+        return {"volumes": {**self.installed.volumes(), self.relay_dir: {"bind": RELAY_DIR, "mode": "rw"},
+                            str(HARNESS / "shell"): {"bind": SHELL_DIR, "mode": "ro"}},
                 "tmpfs": {STATE: f"rw,size={STATE_SIZE},uid=1000,gid=1000,mode=0700"}}
 
     def close(self) -> None:
@@ -88,6 +99,17 @@ class ExternalAgent:
             hooks: Hooks) -> EpisodeEnd:
         launch = LAUNCHES[self.name](self.installed.entry, prompt, answered=hooks.operator is not None,
                                      runtime=self.installed.runtime)
+        joins = JoinServer(hooks.commands, box.id, f"{self.relay_dir}/{SOCKET_NAME}") if hooks.commands else None
+        try:
+            return self.relayed(box, model, run_dir, launch, wall, budget, hooks, joins)
+        finally:
+            if joins is not None:
+                joins.close()
+
+    def relayed(self, box, model: Model, run_dir: RunDir, launch, wall: int, budget: int, hooks: Hooks,
+                joins: JoinServer | None) -> EpisodeEnd:
+        if joins is not None:  # on the agent's command line only: the shell that starts it stays outside
+            launch = dataclasses.replace(launch, command=f"{COMMANDS_ENVIRONMENT} {launch.command}")
         desk = Answering(hooks.operator) if hooks.operator is not None else None
         with Relay(model, run_dir, agent=self.name, budget=budget, socket_path=f"{self.relay_dir}/model.sock",
                    between_steps=between_steps(hooks), on_step=None, faults=step_faults(box, hooks),
@@ -100,7 +122,11 @@ class ExternalAgent:
                 return EpisodeEnd(Ending.HARNESS_ERROR, f"the agent could not be set up: {started.output[-300:]}")
             done = box.exec(run_command(launch), timeout=wall, environment=dict(ENVIRONMENT))
         keep_transcripts(box, run_dir)
-        run_dir.amend_meta(offered_tools=sorted(relay.offered))
+        run_dir.amend_meta(offered_tools=sorted(relay.offered),
+                           **({"commands_joined": joins.joined} if joins is not None else {}))
+        if joins is not None and joins.failures:
+            return EpisodeEnd(Ending.HARNESS_ERROR, f"a command of the agent's could not join its cgroup: "
+                              f"{joins.failures[0]}", relay.steps)
         unoffered = not_offered(self.installed.spec, relay)
         if unoffered:
             return EpisodeEnd(Ending.HARNESS_ERROR, unoffered, relay.steps)
@@ -160,7 +186,7 @@ def step_faults(box, hooks: Hooks) -> StepFaults | None:
     """flaky_sandbox's faults, moved from impasse's exec path (which this agent's commands never
     take) into the container, over the steps the same seeded injector picks."""
     injector = getattr(hooks.executor, "injector", None)
-    return StepFaults(injector, box) if injector is not None else None
+    return StepFaults(injector, box, hooks.commands) if injector is not None else None
 
 
 def between_steps(hooks: Hooks):
