@@ -62,7 +62,7 @@ while True:
 MODEL_PATHS = ("/v1/messages", "/v1/messages?beta=true", "/v1/messages/count_tokens",
                "/v1/messages/count_tokens?beta=true", "/v1/responses", "/responses")
 MODEL_KINDS = ("step", "poll", "retry", "stop", "side", "count_tokens")
-# Every card a container agent takes (oom_kill it does not: docs/agents.md)
+# Every card but oom_kill (its commands' own cgroup is tests/integration/test_commands_cgroup.py's)
 RUNS = [("feedsync-currency", card) for card in
         ("none", "chown_root", "network_down_download", "tls_cert_invalid", "service_down")] + \
        [("invoicekit-tax-rounding", card) for card in
