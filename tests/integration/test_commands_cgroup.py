@@ -101,3 +101,14 @@ def test_flaky_sandbox_runs_without_the_runtime_aborting(runs, agent, repeat, po
     stderr = theirs.path / "agent" / "stderr.txt"
     assert "SIGABRT" not in (stderr.read_text(errors="replace") if stderr.exists() else "")
     assert theirs.left == []
+
+
+def test_the_operators_lift_in_place_frees_the_commands(api, tmp_path):
+    """--operator rules under oom_kill: the named memory limit lifted where it is (the commands'
+    cgroup, infra/cgroups.py), the probe finding it gone, the tests passing in the same container."""
+    result = execute(api, RunSpec("scripted:oracle", "oom_kill", MEMORY_TASK, budget=12, out=tmp_path,
+                                  agent="claude-code", operator="rules"))
+    operator = read_run(result.path).result.operator
+    assert (operator["lifted"], operator["exchanges"][0]["probe_after"]) == ("oom_kill", False)
+    assert result.outcome == "resolved"
+    assert labelled(api, result.run_id) == [] and no_child_left() == []
