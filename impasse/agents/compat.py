@@ -2,9 +2,9 @@
 loop takes every gate, duty and card; an external agent ends only by its verdict tools (or the
 budget), so it takes only the tool gate and no duty. The cards an agent does not take, each with the
 reason its refusal gives and what was measured, are its spec's (`refuses` in
-impasse/agents/specs/NAME.yaml): oom_kill for the agents in the container (their own memory counts
-against the card's 128 MiB), flaky_sandbox for Claude Code (its runtime aborts when the held process
-table refuses it a thread). mini-swe-agent takes both: its commands are impasse's own calls."""
+impasse/agents/specs/NAME.yaml). None refuses one today: under oom_kill and flaky_sandbox an agent
+in the container has its commands in a cgroup of their own, which carries the card's limit
+(infra/cgroups.py), and mini-swe-agent's commands are impasse's own calls."""
 
 from __future__ import annotations
 

@@ -10,18 +10,18 @@ refused the call) is a harness error, never "did not escalate"."""
 
 from __future__ import annotations
 
-import io
+import dataclasses
 import json
 import os
 import shutil
 import socket
-import tarfile
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from impasse.agents.install import InstalledAgent
+from impasse.agents.kept import in_worktree, keep_transcripts
 from impasse.agents.launch import (
     ENVIRONMENT,
     LAUNCHES,
@@ -29,7 +29,6 @@ from impasse.agents.launch import (
     RELAY_DIR,
     STATE,
     STDERR,
-    WORKSPACE,
     prepare_command,
     run_command,
 )
@@ -38,18 +37,24 @@ from impasse.agents.start_watch import first_request_watch, start_timeout
 from impasse.episode.agent import EpisodeEnd
 from impasse.episode.records import Step
 from impasse.episode.rundir import RunDir
-from impasse.infra.sandbox import AGENT_USER, SandboxUnavailable
+from impasse.infra.cgroups import Commands
+from impasse.infra.commands_socket import SOCKET_NAME, JoinServer
 from impasse.infra.sensors import Sensors
 from impasse.infra.step_faults import StepFaults
 from impasse.models import Model
 from impasse.operator.desk import LiftFailed
 from impasse.operator.replies import Verdict
+from impasse.paths import HARNESS
 from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending, Tool
 
 STATE_SIZE = "512m"
 RELAY_PREFIX = "impasse-relay-"
 STALE_AFTER = 60.0  # seconds: a relay folder younger than this may belong to a run still starting
-KEPT = (".jsonl", ".txt", ".log", ".json")  # the agent's transcripts and logs; not its sqlite state
+SHELL_DIR = "/opt/impasse-shell"  # harness/shell/: what every shell of the agent sources first
+# Every bash the agent starts, however it finds bash, sources BASH_ENV before its command: there it
+# joins the commands' cgroup (harness/shell/bash_env.sh, infra/commands_socket.py).
+COMMANDS_ENVIRONMENT = (f"BASH_ENV={SHELL_DIR}/bash_env.sh "
+                        f"IMPASSE_COMMANDS_SOCKET={RELAY_DIR}/{SOCKET_NAME}")
 
 
 @dataclass
@@ -64,6 +69,7 @@ class Hooks:
     cost_limit: float | None = None
     executor: object | None = None
     operator: object | None = None  # operator.desk.Operator
+    commands: Commands | None = None  # the cgroup of the agent's commands, where the card's limit is
 
 
 class ExternalAgent:
@@ -84,7 +90,8 @@ class ExternalAgent:
         folder, and the agent's own state on a tmpfs of its own (size-bound, so an agent cannot fill
         the host's disk through it; the transcripts are copied out at the end)."""
         own = f"rw,size={STATE_SIZE},uid=1000,gid=1000,mode=0700"
-        return {"volumes": {**self.installed.volumes(), self.relay_dir: {"bind": RELAY_DIR, "mode": "rw"}},
+        return {"volumes": {**self.installed.volumes(), self.relay_dir: {"bind": RELAY_DIR, "mode": "rw"},
+                            str(HARNESS / "shell"): {"bind": SHELL_DIR, "mode": "ro"}},
                 "tmpfs": {STATE: own, **{folder: own for folder in in_worktree(self.installed.spec)}}}
 
     def close(self) -> None:
@@ -100,6 +107,17 @@ class ExternalAgent:
             hooks: Hooks) -> EpisodeEnd:
         launch = LAUNCHES[self.name](self.installed.entry, prompt, answered=hooks.operator is not None,
                                      runtime=self.installed.runtime)
+        joins = JoinServer(hooks.commands, box.id, f"{self.relay_dir}/{SOCKET_NAME}") if hooks.commands else None
+        try:
+            return self.relayed(box, model, run_dir, launch, wall, budget, hooks, joins)
+        finally:
+            if joins is not None:
+                joins.close()
+
+    def relayed(self, box, model: Model, run_dir: RunDir, launch, wall: int, budget: int, hooks: Hooks,
+                joins: JoinServer | None) -> EpisodeEnd:
+        if joins is not None:  # on the agent's command line only: the shell that starts it stays outside
+            launch = dataclasses.replace(launch, command=f"{COMMANDS_ENVIRONMENT} {launch.command}")
         desk = Answering(hooks.operator) if hooks.operator is not None else None
         with Relay(model, run_dir, agent=self.name, budget=budget, socket_path=f"{self.relay_dir}/model.sock",
                    between_steps=between_steps(hooks), on_step=None, faults=step_faults(box, hooks),
@@ -113,7 +131,11 @@ class ExternalAgent:
             with first_request_watch(box, relay, start_timeout()):
                 done = box.exec(run_command(launch), timeout=wall, environment=dict(ENVIRONMENT))
         keep_transcripts(box, run_dir, self.installed.spec)
-        run_dir.amend_meta(offered_tools=sorted(relay.offered))
+        run_dir.amend_meta(offered_tools=sorted(relay.offered),
+                           **({"commands_joined": joins.joined} if joins is not None else {}))
+        if joins is not None and joins.failures:
+            return EpisodeEnd(Ending.HARNESS_ERROR, f"a command of the agent's could not join its cgroup: "
+                              f"{joins.failures[0]}", relay.steps)
         unoffered = not_offered(self.installed.spec, relay)
         if unoffered:
             return EpisodeEnd(Ending.HARNESS_ERROR, unoffered, relay.steps)
@@ -173,7 +195,7 @@ def step_faults(box, hooks: Hooks) -> StepFaults | None:
     """flaky_sandbox's faults, moved from impasse's exec path (which this agent's commands never
     take) into the container, over the steps the same seeded injector picks."""
     injector = getattr(hooks.executor, "injector", None)
-    return StepFaults(injector, box) if injector is not None else None
+    return StepFaults(injector, box, hooks.commands) if injector is not None else None
 
 
 def between_steps(hooks: Hooks):
@@ -213,39 +235,6 @@ def not_offered(spec, relay: Relay) -> str | None:
         return None
     return (f"the agent never offered the model impasse's escalation tool {escalation} (offered: "
             f"{', '.join(sorted(relay.offered))}): whether it would escalate cannot be measured")
-
-
-def in_worktree(spec) -> list[str]:
-    """The folders the agent keeps inside the work tree (its spec's `launch.worktree`), in the container."""
-    launch = spec.agent.declared.launch if spec.agent.declared else None
-    return [f"{WORKSPACE}/{name}" for name in (launch.worktree if launch else ())]
-
-
-def keep_transcripts(box, run_dir: RunDir, spec) -> None:
-    """The agent's own logs and transcripts, flattened into the run folder's `agent/`: its mount's,
-    and its folders' in the work tree (as `worktree__<folder>__…`)."""
-    kept = run_dir.path / "agent"
-    kept.mkdir(exist_ok=True)
-    keep_folder(box, STATE, kept, "")
-    for folder in in_worktree(spec):
-        keep_folder(box, folder, kept, "worktree__" + folder.removeprefix(f"{WORKSPACE}/") + "__")
-
-
-def keep_folder(box, folder: str, kept: Path, prefix: str) -> None:
-    try:
-        # As the agent: the harness's root holds no capabilities and cannot read the agent's 0700 files.
-        data = box.read_tar(folder, excludes=("./home/.cache", "./tmp"), user=AGENT_USER)[0]
-    except SandboxUnavailable as err:  # a container gone at the end: the relay's record stands
-        (kept / f"{prefix}missing.txt").write_text(f"the agent's folder {folder} could not be read: {err}\n")
-        return
-    if not data:
-        (kept / f"{prefix}missing.txt").write_text(f"the agent's folder {folder} could not be read: an empty archive\n")
-        return
-    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        for member in archive.getmembers():
-            if member.isfile() and member.name.endswith(KEPT):
-                name = prefix + member.name.removeprefix("./").replace("/", "__")
-                (kept / name).write_bytes(archive.extractfile(member).read())
 
 
 def mcp_calls(run_dir: RunDir) -> list[dict]:

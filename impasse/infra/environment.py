@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 
 import docker
 import docker.errors
+import docker.utils
 
 from impasse.catalog.conditions import Condition
 from impasse.catalog.tasks import test_config_files
 from impasse.infra.busy_gate import BUSY, Rank
+from impasse.infra.cgroups import Commands
 from impasse.infra.layers import ConditionImage
 from impasse.infra.overlay import apply_overlay, overlaid_image
 from impasse.infra.sandbox import (
@@ -51,6 +53,7 @@ class LiveEnvironment:
     owner: str  # uid:gid of /workspace after setup; the agent, without capabilities, cannot change it
     base: str  # the commit the agent starts from: the diff and "did it commit" are measured against it
     sidecars: list = field(default_factory=list)
+    commands: Commands | None = None  # the agent's commands' own cgroup (infra/cgroups.py), where made
 
     @property
     def condition(self) -> Condition:
@@ -186,33 +189,38 @@ class Containers:
     sidecars: list  # their containers
     workspace_tmpfs: bool
     overlay: bool  # a generated task's bug still to be applied in the container
+    commands: Commands | None = None
 
 
 @contextlib.contextmanager
 def open_environment(api: docker.DockerClient, staged: ConditionImage, labels: dict[str, str],
                      workspace_tar: bytes | None = None, volumes: dict | None = None,
-                     tmpfs: dict | None = None) -> Iterator[LiveEnvironment]:
+                     tmpfs: dict | None = None, commands: bool = False) -> Iterator[LiveEnvironment]:
     """Bring the condition up. With `workspace_tar` (grading), the workspace is replaced by it and
     the pristine tests are restored before the card's root setup runs. `volumes` and `tmpfs`
     (docker-py's forms) are mounted into the agent's container beside the card's own: an external
-    agent's binaries and its own state."""
+    agent's binaries and its own state. `commands`: the agent runs inside the container, so the
+    card's limits go on a child cgroup of its commands, the container keeping the control's."""
     grading = workspace_tar is not None
     with contextlib.ExitStack() as stack:
         # A CPU burst: paced with the other runs' (busy_gate.py)
         with BUSY.held(Rank.GRADING if grading else Rank.START):
-            containers = start_containers(stack, api, staged, labels, grading, volumes, tmpfs)
+            containers = start_containers(stack, api, staged, labels, grading, volumes, tmpfs, commands)
             env = set_up(containers, workspace_tar)
         yield env
 
 
 def start_containers(stack: contextlib.ExitStack, api: docker.DockerClient, staged: ConditionImage,
                      labels: dict[str, str], grading: bool, volumes: dict | None = None,
-                     tmpfs: dict | None = None) -> Containers:
+                     tmpfs: dict | None = None, commands: bool = False) -> Containers:
     """The sidecars and the agent's container started; everything started is left on `stack` to be
     removed."""
     condition, image = staged.condition, staged.image
     labels = {"impasse.task": condition.task.id, "impasse.condition": condition.name, **labels}
     options, workspace_tmpfs = docker_run_options(condition)
+    card_memory = commands_memory(options, condition) if commands else None
+    children: list[Commands] = []
+    stack.callback(lambda: [child.remove() for child in children])  # after the container is gone
     for key, extra in (("volumes", volumes), ("tmpfs", tmpfs)):
         if extra:  # beside the card's own, never over them
             options[key] = {**extra, **options.get(key, {})}
@@ -238,9 +246,22 @@ def start_containers(stack: contextlib.ExitStack, api: docker.DockerClient, stag
                        environment=agent_environment(condition),
                        run_options={**options, "extra_hosts": extra_hosts(condition)})
     box = stack.enter_context(open_sandbox(api, spec))
+    if commands:
+        children.append(Commands.make(box.id, card_memory))
     # The owner before the root setup, which may change it; the workspace steps run as it.
     owner, base = start_facts(box, options.get("tmpfs", {}).get("/workspace"))
-    return Containers(box, staged, owner, base, started, workspace_tmpfs, overlay)
+    return Containers(box, staged, owner, base, started, workspace_tmpfs, overlay, children[0] if children else None)
+
+
+def commands_memory(options: dict, condition: Condition) -> int | None:
+    """The card's memory limit taken off the container's options (it is the commands' cgroup's, in
+    bytes), the container given the control's: the task's working set twice over, or the default."""
+    card = options.pop("mem_limit", None)
+    options.pop("memswap_limit", None)
+    memory = condition.task.requires.memory_mb
+    if memory:
+        options.update(mem_limit=f"{max(memory * 2, 512)}m", memswap_limit=f"{max(memory * 2, 512)}m")
+    return None if card is None else docker.utils.parse_bytes(card)
 
 
 def set_up(containers: Containers, workspace_tar: bytes | None) -> LiveEnvironment:
@@ -261,4 +282,5 @@ def set_up(containers: Containers, workspace_tar: bytes | None) -> LiveEnvironme
     run_root_setup(box, condition)
     if condition.card.inject.root_setup:
         owner = workspace_owner(box)
-    return LiveEnvironment(box, containers.staged, time.time(), owner, base, containers.sidecars)
+    return LiveEnvironment(box, containers.staged, time.time(), owner, base, containers.sidecars,
+                           containers.commands)

@@ -22,7 +22,10 @@ OOM_FILES = (
     "system.slice/docker-{id}.scope/memory.events",  # v2, systemd driver
     "docker/{id}/memory.events",  # v2, cgroupfs driver
 )
-OOM_KILLS = "oom_kills"  # the key in an observation's `sensors`
+OOM_KILLS = "oom_kills"
+# The child cgroup of an in-container agent's commands (infra/cgroups.py), beside the agent: the
+# kernel counts a kill in the cgroup whose limit was met, so its counter is read too.
+COMMANDS_CHILD = "commands"  # the key in an observation's `sensors`
 # Where its pids cgroup counts the forks it refused at its limit (`max N`).
 PIDS_FILES = (
     "pids/docker/{id}/pids.events",  # v1, cgroupfs driver
@@ -61,21 +64,36 @@ def read_oom_kills(path: Path) -> int | None:
     return read_counter(path, "oom_kill")
 
 
+def oom_files(container_id: str, root: Path = CGROUP_ROOT) -> tuple[Path, ...]:
+    """The container's OOM-kill counter, and its commands' child's where it has one."""
+    path = oom_file(container_id, root)
+    if path is None:
+        return ()
+    child = path.parent / COMMANDS_CHILD / path.name
+    return (path, child) if child.is_file() else (path,)
+
+
+def read_total(paths: tuple[Path, ...]) -> int | None:
+    """The kills counted in all of them (cgroup v1 counts a kill only where the limit was met)."""
+    counts = [read_oom_kills(path) for path in paths]
+    return None if not counts or None in counts else sum(counts)
+
+
 @dataclass
 class Sensors:
     """Per-call deltas of the container's counters: what happened during this call only."""
 
-    oom_path: Path | None
+    oom_paths: tuple[Path, ...]
     oom_before: int | None = None
 
     @classmethod
     def attach(cls, container_id: str, root: Path = CGROUP_ROOT) -> Sensors | None:
-        path = oom_file(container_id, root)
-        before = read_oom_kills(path) if path else None
-        return None if before is None else cls(path, before)
+        paths = oom_files(container_id, root)
+        before = read_total(paths)
+        return None if before is None else cls(paths, before)
 
     def after_call(self) -> dict[str, int] | None:
-        now = read_oom_kills(self.oom_path) if self.oom_path else None
+        now = read_total(self.oom_paths)
         if now is None or self.oom_before is None:
             return None
         delta, self.oom_before = now - self.oom_before, now

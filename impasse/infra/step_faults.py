@@ -1,13 +1,18 @@
-"""flaky_sandbox for an agent that runs its own commands inside the container (Codex; Claude Code
-is refused the card, impasse/agents/compat.py says why).
+"""flaky_sandbox for an agent that runs its own commands inside the container (Claude Code, Codex,
+opencode, Gemini CLI, Qwen Code).
 
 impasse makes none of that agent's calls, so there is no exec of impasse's for the engine to refuse.
 The fault moves into the container itself: the same seeded choice as impasse's own loop
-(`FlakyExec.decide`, call by call, test runs always) picks steps, and for a chosen step the
-container's process table is held full — its pids limit set below what already runs — from the
-moment the relay hands the agent the step's calls until the agent's next model request brings their
-results. The agent's own spawn of its shell is then refused by the kernel (EAGAIN), and the agent
-words the failure its own way (Codex: `Resource temporarily unavailable (os error 11)`).
+(`FlakyExec.decide`, call by call, test runs always) picks steps, and for a chosen step the process
+table of the agent's commands is held full — the pids limit of their own cgroup (infra/cgroups.py)
+set below what already runs — from the moment the relay hands the agent the step's calls until the
+agent's next model request brings their results. The shell the agent starts joins that cgroup, and
+its first fork there is refused by the kernel (EAGAIN): the command fails as bash says a refused
+fork (`bash: fork: Resource temporarily unavailable`, status 254), and the agent reports it its own
+way. The agent's own process and threads stay in the container's cgroup, untouched by the hold: an
+earlier version held the container's whole table, and Claude Code's and opencode's runtimes aborted
+(SIGABRT) when it refused them a thread. Without a child cgroup (a container not made for it) the
+container's own table is held, as before.
 The pids cgroup counts each refused fork: that count, read on the host, says whether the hold met
 anything. The model forwarder and the MCP server start nothing while they run, so the request
 that ends the hold gets through."""
@@ -18,6 +23,7 @@ import time
 
 import docker.errors
 
+from impasse.infra.cgroups import Commands
 from impasse.infra.injectors import FlakyExec
 from impasse.infra.sandbox import Sandbox, SandboxUnavailable
 from impasse.infra.sensors import PIDS_FILES, cgroup_file, read_counter
@@ -27,10 +33,11 @@ MODE = "process_table_full"
 
 
 class StepFaults:
-    def __init__(self, injector: FlakyExec, box: Sandbox) -> None:
-        self.injector, self.box = injector, box
+    def __init__(self, injector: FlakyExec, box: Sandbox, commands: Commands | None = None) -> None:
+        self.injector, self.box, self.commands = injector, box, commands
         self.limit = pids_limit(box)  # 0: none
-        self.events = cgroup_file(box.id, PIDS_FILES)  # the pids cgroup's counts, found once (None: not here)
+        # The held pids cgroup's counts, found once (None: not here)
+        self.events = commands.pids_events if commands else cgroup_file(box.id, PIDS_FILES)
         self.held: dict | None = None  # the log entry of the hold in place
         self.refused_before: int | None = None
 
@@ -49,7 +56,7 @@ class StepFaults:
                                               "why": "the agent's edit runs in its own process, not a new one"})
             return False
         self.refused_before = self.forks_refused()
-        self.set_limit(HELD_LIMIT)
+        self.hold_table(True)
         self.held = entry
         return True
 
@@ -59,7 +66,7 @@ class StepFaults:
         if self.held is None:
             return None
         entry, self.held = self.held, None
-        self.set_limit(self.limit)
+        self.hold_table(False)
         before, after = self.refused_before, self.forks_refused()
         entry["forks_refused"] = None if before is None or after is None else after - before
         entry["held"], entry["refused"] = True, entry["forks_refused"] != 0
@@ -69,8 +76,11 @@ class StepFaults:
     def forks_refused(self) -> int | None:
         return read_counter(self.events, "max") if self.events else None
 
-    def set_limit(self, limit: int) -> None:
-        set_pids_limit(self.box, limit)
+    def hold_table(self, held: bool) -> None:
+        if self.commands is None:  # the container's table: held, or back to the card's limit
+            set_pids_limit(self.box, HELD_LIMIT if held else self.limit)
+        else:  # the commands' own: held, or none of its own (the container's, the card's, still holds)
+            self.commands.set_pids(HELD_LIMIT if held else None)
 
 
 def pids_limit(box: Sandbox) -> int:

@@ -13,6 +13,7 @@ import docker
 
 from impasse.catalog.cards import Card
 from impasse.catalog.conditions import Condition
+from impasse.infra.cgroups import UNLIMITED, Commands
 from impasse.infra.environment import docker_run_options, exports
 from impasse.infra.in_place import LiftError, as_real_root, restore
 from impasse.infra.layers import ConditionImage
@@ -45,8 +46,13 @@ def faults_off(site: Site) -> None:
 
 
 def memory(site: Site) -> None:
+    """The control's memory for the container, and none of its own for the agent's commands' cgroup
+    (where the card's limit is for an agent inside the container: infra/cgroups.py)."""
     site.box.container.update(mem_limit=site.control_option("mem_limit"),
                               memswap_limit=site.control_option("memswap_limit"))
+    commands = Commands.find(site.box.id)
+    if commands is not None:
+        commands.set_memory(UNLIMITED)
 
 
 def services(site: Site) -> None:

@@ -31,6 +31,7 @@ from impasse.episode.run_record import EndingRecord, RunMeta, RunResult
 from impasse.episode.rundir import RunDir
 from impasse.episode.tools import agent_executor
 from impasse.hashing import hash_text
+from impasse.infra.cgroups import limits_commands
 from impasse.infra.environment import open_environment
 from impasse.infra.images import Log
 from impasse.infra.injectors import make_injector
@@ -202,7 +203,8 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
     timings: dict[str, float] = {}
     clock = time.monotonic()
     with external_agent(parse_agent(spec.agent), log) as external, open_environment(
-            api, staged, labels, **(external.mounts() if external else {})) as env:
+            api, staged, labels, **(external.mounts() if external else {}),
+            commands=isinstance(external, ExternalAgent) and limits_commands(condition.card)) as env:
         timings["start"] = round(time.monotonic() - clock, 3)
         injector = make_injector(condition, env.box, spec.seed)
         with agent_executor(env.box, injector, spec.tool_timeout, spec.channel) as executor:
@@ -222,7 +224,7 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
                     if external:
                         ending = external.run(env.box, model, run_dir, prompt, spec.budget, agent_wall(spec),
                                               Hooks(gold, executor.sensors, meter, spec.cost_limit, executor,
-                                                    operator))
+                                                    operator, env.commands))
                     else:
                         ending = Agent(model, executor, run_dir, prompt, spec.budget, spec.gate, gold, duty, meter,
                                        spec.cost_limit, History.parse(spec.history), operator).run()

@@ -62,7 +62,7 @@ while True:
 MODEL_PATHS = ("/v1/messages", "/v1/messages?beta=true", "/v1/messages/count_tokens",
                "/v1/messages/count_tokens?beta=true", "/v1/responses", "/responses")
 MODEL_KINDS = ("step", "poll", "retry", "stop", "side", "count_tokens")
-# Every card a container agent takes (oom_kill it does not: docs/agents.md)
+# Every card but oom_kill (its commands' own cgroup is tests/integration/test_commands_cgroup.py's)
 RUNS = [("feedsync-currency", card) for card in
         ("none", "chown_root", "network_down_download", "tls_cert_invalid", "service_down")] + \
        [("invoicekit-tax-rounding", card) for card in
@@ -95,9 +95,9 @@ def dns_sink(tmp_path, monkeypatch):
 
     start, set_up = environment.start_containers, environment.set_up
 
-    def with_mounts(stack, api, staged, labels, grading, volumes=None, tmpfs=None):
+    def with_mounts(stack, api, staged, labels, grading, volumes=None, tmpfs=None, commands=False):
         mounted = volumes if grading else {**(volumes or {}), **mounts}  # the grader's container keeps its own
-        return start(stack, api, staged, labels, grading, mounted, tmpfs)
+        return start(stack, api, staged, labels, grading, mounted, tmpfs, commands)
 
     def with_sink(containers, workspace_tar):
         if workspace_tar is None:  # before the services: a sidecar's name is looked up through it
@@ -122,8 +122,9 @@ def queried(folder: Path) -> set[str]:
 
 
 def agents_under(card: str) -> tuple[str, ...]:
-    """impasse first, then each container agent that takes the card (Claude Code not flaky_sandbox)."""
-    return ("impasse", "codex") if card == "flaky_sandbox" else ("impasse", "claude-code", "codex")
+    """impasse first, then Claude Code and Codex (every card: the cgroup of their commands carries
+    flaky_sandbox's hold)."""
+    return ("impasse", "claude-code", "codex")
 
 
 @pytest.mark.parametrize("task,card", RUNS)

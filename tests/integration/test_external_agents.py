@@ -44,8 +44,6 @@ CARDS = ("none", "chown_root", "removed_dependency", "read_only_fs", "disk_full"
 # Under read_only_fs opencode's edit says only `Unknown: FileSystem.writeFile (<path>)`: its runtime
 # reports EROFS as an unknown error, so the step names no cause and t* waits for one that does.
 DIFFERS = {("claude-code", "disk_full"), ("qwen-code", "disk_full"), ("opencode", "read_only_fs")}
-REFUSED = {("claude-code", "flaky_sandbox"), ("opencode", "flaky_sandbox"),  # their runtimes abort without threads
-           ("cecli", "flaky_sandbox")}
 ENOSPC = "ENOSPC: no space left on device, write\n"
 
 
@@ -97,7 +95,7 @@ def episodes(api, tmp_path_factory) -> Episodes:
     return Episodes(api, tmp_path_factory.mktemp("external"))
 
 
-@pytest.mark.parametrize(("agent", "card"), [(a, c) for a in AGENTS for c in CARDS if (a, c) not in REFUSED])
+@pytest.mark.parametrize(("agent", "card"), [(a, c) for a in AGENTS for c in CARDS])
 @pytest.mark.parametrize("policy", list(EXPECTED))
 def test_same_outcome_and_t_star_as_impasse_own_loop(episodes, agent, card, policy):
     ours = episodes.get("impasse", card, policy)
@@ -118,26 +116,25 @@ def injected_steps(episode: Episode) -> list[int]:
     return [step.index for step in read_run(episode.path).steps if any(o.injected for o in step.observations)]
 
 
-@pytest.mark.parametrize("agent", ["codex"])
+@pytest.mark.parametrize("agent", AGENTS)
 @pytest.mark.parametrize("policy", list(EXPECTED))
 def test_flaky_sandbox_meets_the_agents_own_commands_at_the_steps_it_meets_impasse_own(episodes, agent, policy):
     """The same seeded choice, carried out in the container: each chosen step ran with the process
-    table held full, the kernel refused the agent's own spawns (counted on the host), and the card's
-    pids limit was back for the truth (the blocker still in place at the end)."""
+    table of the agent's commands held full, the kernel refused their forks (counted on the host),
+    and the card's pids limit held for the truth (the blocker still in place at the end)."""
     ours, theirs = episodes.get("impasse", "flaky_sandbox", policy), episodes.get(agent, "flaky_sandbox", policy)
     run = read_run(theirs.path)
     held = [entry for entry in run.result.injections if entry["held"]]
     assert [entry["step"] for entry in held] == injected_steps(theirs) != []
     assert all(entry["mode"] == "process_table_full" and entry["forks_refused"] > 0 for entry in held)
     assert run.result.blocker_active_at_end is True
-    # Impasse's loop meets the same choices, up to a Claude Code edit (made in its own process) that
-    # meets none: there the edit succeeds where impasse's was refused, and the two runs part.
+    # Impasse's loop meets the same choices, up to an edit the agent makes in its own process (Claude
+    # Code's, opencode's) that meets none: there it succeeds where impasse's was refused, and the runs part.
     parted = min((entry["step"] for entry in run.result.injections if not entry["held"]), default=BUDGET)
     chosen = [entry["step"] for entry in run.result.injections]
     assert [s for s in chosen if s <= parted] == [s for s in injected_steps(ours) if s <= parted]
     for entry in run.result.injections:
         if not entry["held"]:
-            assert agent == "claude-code"
             assert [c.name for c in run.steps[entry["step"] - 1].tool_calls] == [Tool.EDIT_FILE]
 
 

@@ -89,8 +89,9 @@ def test_services_and_binaries_are_brought_back_in_place(api, tmp_path, card):
     assert result.outcome == "resolved" and result.truth.blocker_active_at_end is False
 
 
-def test_flaky_sandboxs_faults_stop_for_codex_once_lifted(api, tmp_path):
-    result, record, _ = run(api, tmp_path, "codex", "oracle", "flaky_sandbox")
+@pytest.mark.parametrize("agent", ["codex", "claude-code"])
+def test_flaky_sandboxs_faults_stop_once_lifted(api, tmp_path, agent):
+    result, record, _ = run(api, tmp_path, agent, "oracle", "flaky_sandbox")
     (exchange,) = record["operator"]["exchanges"]
     injected_after = [i for i in record["injections"] if i.get("step", 0) > exchange["step"]]
     assert exchange["verdict"] == "fixed" and injected_after == []
