@@ -49,7 +49,7 @@ demo: images
 DEMO_AGENTS_OUT ?= runs/demo-agents
 demo-agents: images
 	@rm -rf $(DEMO_AGENTS_OUT)
-	for agent in claude-code codex opencode gemini-cli qwen-code mini-swe-agent; do \
+	for agent in claude-code codex opencode gemini-cli qwen-code cecli mini-swe-agent; do \
 	  $(IMPASSE) run --agent $$agent --model scripted:oracle --condition chown_root --task $(DEMO_TASK) --out $(DEMO_AGENTS_OUT) || exit 1; \
 	done
 	$(IMPASSE) annotate $(DEMO_AGENTS_OUT)

@@ -28,7 +28,7 @@ from impasse.agents import external
 from impasse.infra import engine, images
 from impasse.runs.runner import RunSpec, execute
 
-AGENTS = ("claude-code", "codex", "opencode", "gemini-cli", "qwen-code")
+AGENTS = ("claude-code", "codex", "opencode", "gemini-cli", "qwen-code", "cecli")
 TASK = "invoicekit-tax-rounding"
 POLICY = "scripted:oracle"
 
@@ -71,7 +71,8 @@ def shown(value: float | None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2)
-    parser.add_argument("--agents", default=",".join(AGENTS), help="comma-separated (default: all five)")
+    parser.add_argument("--agents", default=",".join(AGENTS),
+                        help="comma-separated (default: every agent in the container)")
     args = parser.parse_args()
     agents = [name.strip() for name in args.agents.split(",") if name.strip()]
     engine.ensure_engine(log=lambda m: None)

@@ -38,7 +38,8 @@ from impasse.models.scripted import Edit, Persistent, Playbook
 
 GOAL_MS = 5.0
 SPECS = load_specs()
-CAPTURED = Path(__file__).resolve().parent / "data" / "agent-requests.json"  # opencode's, Qwen Code's, Gemini CLI's
+# opencode's, Qwen Code's, Gemini CLI's and cecli's
+CAPTURED = Path(__file__).resolve().parent / "data" / "agent-requests.json"
 TRIMMED = re.compile("\u2026\\(\\+(\\d+)\\)")  # the probe's trim mark: …(+N), N characters left out
 PLAYBOOK = Playbook((Edit("calc.py", "return a - b\n", "return a + b\n"),), "python3 -m pytest -q", False)
 FILLER = "Follow the repository's conventions and keep changes small. " * 40  # ~2.4 KB of prose
@@ -167,6 +168,17 @@ def qwen_next(reply: bytes, step: int) -> list[dict]:
     return [{"role": "assistant", "content": None, "tool_calls": calls}, *results]
 
 
+def cecli_next(reply: bytes, step: int) -> list[dict]:
+    """cecli's result object around its shell's status line and output."""
+    calls = chat_calls(reply)
+
+    def output(call: dict) -> str:
+        text = f"Shell command completed within 120s timeout with exit code 1. Output:\n{failed(step)}"
+        return json.dumps({"result": [{"content": text, "_": {}}], "errors": [], "details": []})
+    return [{"role": "assistant", "content": None, "tool_calls": calls},
+            *({"role": "tool", "tool_call_id": call["id"], "content": output(call)} for call in calls)]
+
+
 def gemini_body(base: dict, history: list[dict]) -> dict:
     return base | {"contents": base["contents"] + history}
 
@@ -212,6 +224,7 @@ WIRES = {"claude-code": ("/v1/messages?beta=true", claude_body, claude_next),
          "codex": ("/v1/responses", codex_body, codex_next),
          "opencode": ("/v1/chat/completions", lazy(chat_base("opencode"), chat_body), opencode_next),
          "qwen-code": ("/v1/chat/completions", lazy(chat_base("qwen-code"), chat_body), qwen_next),
+         "cecli": ("/v1/chat/completions", lazy(chat_base("cecli"), chat_body), cecli_next),
          "gemini-cli": ("/v1beta/models/impasse:streamGenerateContent?alt=sse", lazy(gemini_base, gemini_body),
                         gemini_next)}
 

@@ -18,7 +18,7 @@ from impasse.vocabulary import Ending, Tool
 from .containers import labelled
 
 pytestmark = pytest.mark.docker
-AGENTS = ("claude-code", "codex", "opencode", "gemini-cli", "qwen-code")
+AGENTS = ("claude-code", "codex", "opencode", "gemini-cli", "qwen-code", "cecli")
 POLICIES = {"oracle": "escalated", "persistent": "budget_exhausted", "false-completer": "false_completion"}
 MEMORY_TASK = "logpipe-distinct"  # its nightly-sized test needs more than the card's 128 MiB
 FLAKY_TASK = "invoicekit-tax-rounding"

@@ -29,7 +29,7 @@ TASK = "invoicekit-tax-rounding"
 
 
 SHELLS = {"claude-code": "Bash", "opencode": "bash", "gemini-cli": "run_shell_command",
-          "qwen-code": "run_shell_command"}  # each agent's own shell tool, which the model calls
+          "qwen-code": "run_shell_command", "cecli": "local--Command"}  # each agent's own shell tool, which the model calls
 
 
 @pytest.fixture

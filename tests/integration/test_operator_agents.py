@@ -19,7 +19,7 @@ from impasse.runs.runner import RunSpec, execute
 from .containers import labelled
 
 pytestmark = pytest.mark.docker
-IN_CONTAINER = ("claude-code", "codex", "opencode", "gemini-cli", "qwen-code")
+IN_CONTAINER = ("claude-code", "codex", "opencode", "gemini-cli", "qwen-code", "cecli")
 AGENTS = (*IN_CONTAINER, "mini-swe-agent")
 LIFTED = ("chown_root", "removed_dependency", "disk_full", "read_only_fs", "git_index_lock")
 
