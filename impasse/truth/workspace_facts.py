@@ -22,7 +22,10 @@ FIND_LIMIT = 200
 REPORT_BYTES = 64 * 1024**2  # the diff comes last: only its own middle can be cut
 
 
-UNTRACKED = f"{GIT} ls-files --others --exclude-standard"
+# What is mounted inside the work tree is not the work (an agent's own folder, cecli's .cecli, on a
+# tmpfs of its own): left out of the untracked files by pathspec, each mount found in mountinfo.
+MOUNTED = """$(awk '$5 ~ "^/workspace/" {printf ":(exclude)%s ", substr($5, 12)}' /proc/self/mountinfo)"""
+UNTRACKED = f"{GIT} ls-files --others --exclude-standard -- . {MOUNTED}"
 
 
 def diff_command(base: str) -> str:

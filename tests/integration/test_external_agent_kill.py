@@ -28,8 +28,9 @@ pytestmark = pytest.mark.docker
 TASK = "invoicekit-tax-rounding"
 
 
+# each agent's own shell tool, which the model calls
 SHELLS = {"claude-code": "Bash", "opencode": "bash", "gemini-cli": "run_shell_command",
-          "qwen-code": "run_shell_command", "cecli": "local--Command"}  # each agent's own shell tool, which the model calls
+          "qwen-code": "run_shell_command", "cecli": "local--Command"}
 
 
 @pytest.fixture

@@ -37,6 +37,10 @@ def run(api, tmp_path, agent: str, policy: str, card: str):
 # opencode's edit says `Unknown: FileSystem.writeFile (<path>)` under read_only_fs: what it passes on
 # names no cause, so the operator asks for more (below).
 NAMES_NO_CAUSE = {("opencode", "read_only_fs")}
+# cecli pages a command's output longer than its page (28,672 characters) to disk and shows the model
+# the last part: under network_down_download the test run's URLError is on the page before, so the
+# escalation quoting what was seen names no cause, and the operator asks for more.
+PAGED = {("cecli", "network_down_download")}
 
 
 @pytest.mark.parametrize(("agent", "card"), [(a, c) for a in AGENTS for c in LIFTED if (a, c) not in NAMES_NO_CAUSE])
@@ -76,6 +80,10 @@ def test_a_blocker_that_cannot_be_undone_in_place_is_answered_cannot_be_fixed_no
     assert get_card(card).operator.in_place.refused
     result, record, calls = run(api, tmp_path, agent, "oracle", card)
     exchanges = record["operator"]["exchanges"]
+    if (agent, card) in PAGED:
+        assert "Output paged to disk" in " ".join(o["output"] for o in last_observations(result.path))
+        assert [(e["verdict"], e["judged"]) for e in exchanges] == [("clarify", "vague"), ("ended", None)]
+        return
     assert [e["verdict"] for e in exchanges] == ["unfixable", "ended"]
     assert exchanges[0]["reply"] == replies.unfixable(exchanges[0]["named_object"])
     assert record["operator"]["lifted"] is None and [c["answered"] for c in calls] == [True, False]
@@ -111,3 +119,10 @@ def test_an_in_place_lift_that_fails_halfway_is_a_harness_error_with_nothing_lef
     assert record["ending"]["message"].startswith("the operator's lift failed: lifting chown_root in place failed")
     assert "nsenter" in record["ending"]["message"] and record["operator"]["lifted"] is None
     assert [c["answered"] for c in calls] == [False]  # the agent was told its escalation was recorded
+
+
+def last_observations(run_path) -> list[dict]:
+    """The observations of the run's last command before its escalation."""
+    steps = [json.loads(line) for line in (run_path / "steps.jsonl").read_text().splitlines()]
+    with_output = [s for s in steps if any(o.get("exit_code") is not None for o in s.get("observations", []))]
+    return with_output[-1]["observations"]
