@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,7 @@ def episode(api, image: str, agent: str, policy: ScriptedPolicy, tmp_path: Path)
     run_dir = RunDir(tmp_path / "run")
     run_dir.path.mkdir()
     run_dir.steps.touch()
-    run_id = f"t-agents-relay-{agent}"
+    run_id = f"t-agents-relay-{agent}-{uuid.uuid4().hex[:8]}"  # its own: one agent's two tests may run at once
     with tempfile.TemporaryDirectory(prefix="impasse-relay-") as relay_dir:  # short: a socket path is
         Path(relay_dir).chmod(0o755)
         with Relay(policy, run_dir, agent=agent, socket_path=f"{relay_dir}/model.sock") as relay:
