@@ -175,8 +175,7 @@ class Sandbox:
         `one_file_system`: the folder's own file system only, not what is mounted inside it."""
         skip = " ".join(f"--exclude={shlex.quote(e)}" for e in excludes)
         if one_file_system:  # what is mounted below it, left out by name (tar would still open the mount point)
-            skip += f' --one-file-system $(awk -v d={shlex.quote(directory.rstrip("/") + "/")} ' \
-                    "'index($5, d) == 1 {printf \"--exclude=./%s \", substr($5, length(d) + 1)}' /proc/self/mountinfo)"
+            skip += f" --one-file-system {mounted_below(directory, '--exclude=./%s')}"
         exec_id = self.api.api.exec_create(
             self.container.id, ["sh", "-c", f"tar -C {shlex.quote(directory)} {skip} -cf - ."], user=user)["Id"]
         data, warnings = bytearray(), bytearray()
@@ -257,3 +256,12 @@ def remove_container(container: Container) -> None:
 def owner_of(uid: str) -> str | None:
     """`stat -c %u`'s answer as the `user` of an exec: `uid:uid` (each user has its own group here)."""
     return f"{uid}:{uid}" if uid.isdigit() else None
+
+
+def mounted_below(directory: str, form: str) -> str:
+    """A shell substitution giving each mount below `directory` (its path relative to it, from the
+    container's own mountinfo) as `form`, a printf format (`--exclude=./%s`), space-separated: what is
+    mounted inside a folder (an agent's own, on a tmpfs) is not the folder's."""
+    below = shlex.quote(directory.rstrip("/") + "/")
+    return (f"$(awk -v d={below} 'index($5, d) == 1 {{printf \"{form} \", substr($5, length(d) + 1)}}' "
+            "/proc/self/mountinfo)")

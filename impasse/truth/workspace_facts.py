@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from impasse.catalog.tasks import test_config_files
 from impasse.infra.environment import LiveEnvironment
-from impasse.infra.sandbox import OUTPUT_HEAD, OUTPUT_TAIL, BoundedOutput, Sandbox
+from impasse.infra.sandbox import OUTPUT_HEAD, OUTPUT_TAIL, BoundedOutput, Sandbox, mounted_below
 
 GIT = "git --no-optional-locks -C /workspace"
 FIND_LIMIT = 200
@@ -24,7 +24,7 @@ REPORT_BYTES = 64 * 1024**2  # the diff comes last: only its own middle can be c
 
 # What is mounted inside the work tree is not the work (an agent's own folder, cecli's .cecli, on a
 # tmpfs of its own): left out of the untracked files by pathspec, each mount found in mountinfo.
-MOUNTED = """$(awk '$5 ~ "^/workspace/" {printf ":(exclude)%s ", substr($5, 12)}' /proc/self/mountinfo)"""
+MOUNTED = mounted_below("/workspace", ":(exclude)%s")
 UNTRACKED = f"{GIT} ls-files --others --exclude-standard -- . {MOUNTED}"
 
 
