@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import re
 
-MCP_PREFIX = "impasse--"  # <server>--<tool>
-SHELL = "local--Command"
 STATUS = re.compile(r"\A(?:Shell|Interactive) command [^\n]*?(?:\(exit code (?P<ok>-?\d+)\)|exit code (?P<code>-?\d+))"
                     r"\.(?: Output:\n)?")
 STILL_RUNNING = "Command exceeded "  # its timeout passed: the command goes on in the background, no status

@@ -15,12 +15,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from impasse.agents.tools_cecli import MCP_PREFIX, SHELL, STILL_RUNNING, cecli_output, content_of
+from impasse.agents.specs import load_specs
+from impasse.agents.tools_cecli import STILL_RUNNING, cecli_output, content_of
 from impasse.analysis.formats.common import ImportProblem, other_action, verdict_action, verdict_of
 from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
 from impasse.vocabulary import Tool
 
-EDIT_TOOL = "local--EditFile"
+SPEC = load_specs()["cecli"]  # its tools' names, as its spec declares them
+MCP_PREFIX, SHELL = SPEC.mcp.tool_prefix, SPEC.tools.shells[0].name  # `impasse--`, `local--Command`
+EDIT_TOOL = "local--EditFile"  # its own edit, which its spec leaves undeclared (a policy's edits use impasse's)
 
 
 def is_cecli_session(data) -> bool:
