@@ -22,10 +22,10 @@ OOM_FILES = (
     "system.slice/docker-{id}.scope/memory.events",  # v2, systemd driver
     "docker/{id}/memory.events",  # v2, cgroupfs driver
 )
-OOM_KILLS = "oom_kills"
+OOM_KILLS = "oom_kills"  # the key in an observation's `sensors`
 # The child cgroup of an in-container agent's commands (infra/cgroups.py), beside the agent: the
 # kernel counts a kill in the cgroup whose limit was met, so its counter is read too.
-COMMANDS_CHILD = "commands"  # the key in an observation's `sensors`
+COMMANDS_CHILD = "commands"
 # Where its pids cgroup counts the forks it refused at its limit (`max N`).
 PIDS_FILES = (
     "pids/docker/{id}/pids.events",  # v1, cgroupfs driver
