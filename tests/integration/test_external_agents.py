@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import posixpath
 import subprocess
 import sys
@@ -86,8 +87,11 @@ class Episodes:
         (annotation,) = annotate_paths([result.path]).annotations
         mcp_log = result.path / "agent" / "mcp_calls.jsonl"
         mcp = [json.loads(line) for line in mcp_log.read_text().splitlines()] if mcp_log.exists() else []
+        # The run id is deterministic: another worker may be running the same episode at this moment,
+        # so the containers left are this process's own (every container carries its maker's pid).
+        left = labelled(self.api, result.run_id, f"impasse.pid={os.getpid()}")
         return Episode(result.path, result.outcome, result.steps, annotation.row.t_star, seen.get("interfaces", []),
-                       labelled(self.api, result.run_id), mcp)
+                       left, mcp)
 
 
 @pytest.fixture(scope="module")
