@@ -242,6 +242,9 @@ def main() -> int:
     os.dup2(null, 0)
     channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
     watch = Watch(request["test_paths"])
+    # An editable install of a `src/`-layout project puts /workspace/src on the path (its .pth, in
+    # site-packages, outside the work tree): kept, but after the interpreter, pytest and the work tree.
+    editable = [p for p in sys.path if p and in_workspace(p) and p != WORKSPACE]
     sys.path[:] = [p for p in sys.path if p and not in_workspace(p)]
     import _pytest.main  # noqa: F401  (the watched modules, loaded before any work-tree code)
     import _pytest.reports  # noqa: F401
@@ -254,6 +257,7 @@ def main() -> int:
     plugins = [f"-p{name}" for name in trusted_plugins()]
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     sys.path.append(WORKSPACE)
+    sys.path.extend(dict.fromkeys(editable))
     os.chdir(WORKSPACE)
     recorder = Recorder(request["tripwire"], request.get("aimed", []), watch)
     watch.watch_modules()
