@@ -60,9 +60,16 @@ def start_sidecar(api: docker.DockerClient, image: str, service: Service, networ
         networking_config={network: api.api.create_endpoint_config(aliases=[service.host])})
 
 
+# Root's Python in the agent's container, isolated and without `site`: site-packages' `.pth` files may
+# put the work tree on the path (an editable install), and `sitecustomize` is imported from the path,
+# so a plain `python3` would run a module the agent wrote, as root.
+ROOT_PYTHON = "python3 -I -S"
+
+
 def command_of(service: Service, condition: Condition) -> str:
     cert = "expired" if condition.card.inject.tls_cert == "expired" else "server"
-    return service.command.replace("{cert}", cert)
+    command = service.command.replace("{cert}", cert)
+    return ROOT_PYTHON + command.removeprefix("python3") if command.startswith("python3 ") else command
 
 
 def start_local_service(box: Sandbox, service: Service, condition: Condition) -> None:
@@ -77,7 +84,7 @@ def wait_for_ports(box: Sandbox, services: list[Service], host_of=lambda s: "127
                  f"    s=socket.socket(); s.settimeout(0.5)\n"
                  f"    if s.connect_ex(({host_of(service)!r},{service.port}))==0: raise SystemExit(0)\n"
                  f"    s.close(); time.sleep(0.1)\nraise SystemExit(1)\n")
-        if box.exec_root(f"python3 -c {shlex.quote(check)}", timeout=SERVICE_WAIT_SECONDS + 10).exit_code:
+        if box.exec_root(f"{ROOT_PYTHON} -c {shlex.quote(check)}", timeout=SERVICE_WAIT_SECONDS + 10).exit_code:
             raise EnvironmentSetupError(f"service {service.name} did not come up on port {service.port}")
 
 
@@ -119,7 +126,7 @@ def restart_local_services(box: Sandbox, live: Condition, control: Condition) ->
     changed = [s for s in active_local_services(control) if running.get(s.name) != command_of(s, control)]
     for service in changed:
         if service.name in running:
-            stopped = box.exec_root(f"python3 -c {shlex.quote(STOP_LISTENER)} {service.port}", timeout=30)
+            stopped = box.exec_root(f"{ROOT_PYTHON} -c {shlex.quote(STOP_LISTENER)} {service.port}", timeout=30)
             if stopped.exit_code != 0:
                 raise EnvironmentSetupError(f"service {service.name} on port {service.port} did not stop")
         start_local_service(box, service, control)

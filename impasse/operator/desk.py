@@ -19,6 +19,7 @@ import docker
 
 from impasse.catalog.cards import Card, get_card
 from impasse.catalog.conditions import Condition, make_condition
+from impasse.infra.agent_git import GIT, run_as_agent
 from impasse.infra.carry import capture_work, fresh_environment
 from impasse.infra.environment import LiveEnvironment, probe_script, workspace_owner
 from impasse.infra.layers import stage
@@ -181,5 +182,5 @@ class Operator:
 
 def tracked_files(env: LiveEnvironment) -> tuple[str, ...]:
     """The repository's paths, read once (the same for every condition of the task)."""
-    listing = env.box.exec_root("git --no-optional-locks -C /workspace ls-files | head -5000", timeout=60)
+    listing = run_as_agent(env.box, f"{GIT} ls-files | head -5000", timeout=60)
     return tuple(line for line in listing.output.splitlines() if line and not line.startswith("fatal"))

@@ -10,13 +10,14 @@ from dataclasses import asdict, dataclass, field
 
 import docker
 
+from impasse.infra.agent_git import base_blobs
 from impasse.infra.environment import LiveEnvironment
 from impasse.infra.sandbox import ExecResult, TooLarge
 from impasse.truth.grading import Grade, StandbyGrader, capture_worktree, grade, refused_grade
 from impasse.truth.leftovers import clear_process_table
 from impasse.truth.routes import workspace_routes
 from impasse.truth.workspace_facts import WorkspaceFacts, read_facts
-from impasse.truth.worktree_scan import parse_tree, scan_worktree
+from impasse.truth.worktree_scan import changed_bases, parse_tree, scan_worktree
 
 # Files outside the workspace that can change what a test run does: import hooks, PATH shims,
 # git configuration, or a copy of the code to run instead of the workspace.
@@ -101,7 +102,8 @@ def derive_truth(api: docker.DockerClient, env: LiveEnvironment, labels: dict[st
             graded, error = None, f"{type(err).__name__}: {err}"
     tampering = refusals + [Tamper(route, evidence) for route, evidence in (graded.tampering if graded else [])]
     if worktree:
-        found = scan_worktree(worktree, parse_tree(facts.base_tree), facts.full_diff, task.test_paths)
+        tree = parse_tree(facts.base_tree)
+        found = scan_worktree(worktree, tree, base_blobs(env.box, changed_bases(worktree, tree)), task.test_paths)
         tampering += [Tamper(f.route, f.evidence) for f in found]
     return Truth(active, check_integrity(facts), facts.diff, facts.untracked, graded, error, routes,
                  list(dict.fromkeys(tampering)))

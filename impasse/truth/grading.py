@@ -210,7 +210,9 @@ def grade(api: docker.DockerClient, staged: ConditionImage, worktree_tar: bytes,
                  time.monotonic() - started, run.tampering)
 
 
-WORKTREE_EXCLUDES = ("./.git", "./.ballast")
+# Bytecode is not the work: the grader runs what the sources say. A `__pycache__` entry or a sourceless
+# `.pyc` module would run in the test process as code no scan reads (tar's patterns match at any depth).
+WORKTREE_EXCLUDES = ("./.git", "./.ballast", "__pycache__", "*.pyc", "*.pyo")
 
 
 GRADER_TAKES = 256 * 1024**2  # the largest work tree the grader takes (the disk watchdog allows 2 GiB)

@@ -1,23 +1,24 @@
-"""What the episode left in its container, read by the harness in one exec as root: test files
-changed or added, files the agent wrote outside the workspace, the diff against the base commit, the
-untracked files, and whether the fix was committed.
+"""What the episode left in its container: test files changed or added, files the agent wrote
+outside the workspace, the diff against the base commit, the untracked files, and whether the fix
+was committed.
 
-One exec instead of six: each costs the engine, runc and the container about 90 ms of CPU, and at
-dozens of episodes in flight that is what the machine runs out of. Every question is read-only
-(`git --no-optional-locks`, `find`), so their order does not matter; each answer is a section
-between markers no file name or diff line can forge (a random boundary per call)."""
+Git's questions are asked as the agent (agent_git.py: the repository's configuration can name
+programs, which must not run as root), in one exec: each exec costs the engine, runc and the
+container about 90 ms of CPU, and at dozens of episodes in flight that is what the machine runs out
+of. The one question about the whole file system (`find`, which runs nothing the agent can name) is
+asked as root. Every question is read-only, so their order does not matter; each answer is a
+section between markers no file name or diff line can forge (a random boundary per call)."""
 
 from __future__ import annotations
 
-import secrets
 import shlex
 from dataclasses import dataclass
 
 from impasse.catalog.tasks import test_config_files
+from impasse.infra.agent_git import GIT, sectioned
 from impasse.infra.environment import LiveEnvironment
 from impasse.infra.sandbox import OUTPUT_HEAD, OUTPUT_TAIL, BoundedOutput, Sandbox, mounted_below
 
-GIT = "git --no-optional-locks -C /workspace"
 FIND_LIMIT = 200
 REPORT_BYTES = 64 * 1024**2  # the diff comes last: only its own middle can be cut
 
@@ -29,7 +30,7 @@ UNTRACKED = f"{GIT} ls-files --others --exclude-standard -- . {MOUNTED}"
 
 
 def diff_command(base: str) -> str:
-    return f"{GIT} diff --binary {base} -- . ':(exclude).ballast'"
+    return f"{GIT} diff --binary --no-ext-diff --no-textconv {base} -- . ':(exclude).ballast'"
 
 
 def test_pathspecs(test_paths: tuple[str, ...]) -> list[str]:
@@ -63,11 +64,8 @@ class WorkspaceFacts:
 def questions(env: LiveEnvironment, base: str, commit: bool) -> dict[str, str]:
     test_paths = env.condition.task.test_paths
     paths = " ".join(test_pathspecs(test_paths))
-    prune = " -o ".join(f"-path {p}" for p in ("/proc", "/sys", "/dev", "/workspace"))
     asked = {
-        "tests_changed": f"{GIT} diff --name-only {base} -- {paths}; {GIT} ls-files --others -- {paths}",
-        "written_outside": f"find / \\( {prune} \\) -prune -o -user 1000 -newermt @{env.t0:.3f} -print "
-                           f"2>/dev/null | head -{FIND_LIMIT}",
+        "tests_changed": f"{GIT} diff --no-ext-diff --name-only {base} -- {paths}; {GIT} ls-files --others -- {paths}",
         "untracked": UNTRACKED,
         "base_tree": f"{GIT} ls-tree -r --full-tree {base}",
     }
@@ -77,15 +75,15 @@ def questions(env: LiveEnvironment, base: str, commit: bool) -> dict[str, str]:
     return asked
 
 
-def ask_root(box: Sandbox, asked: dict[str, str], timeout: int = 120) -> dict[str, str]:
-    """Every question in one root exec, each answer its own section."""
-    boundary = f"impasse-facts-{secrets.token_hex(8)}"
-    script = "\n".join(f"echo {boundary} {name}\n{command}" for name, command in asked.items())
-    return split_sections(box.exec_root(script, timeout=timeout, keep_bytes=REPORT_BYTES).output, boundary)
+def written_outside_question(env: LiveEnvironment) -> str:
+    prune = " -o ".join(f"-path {p}" for p in ("/proc", "/sys", "/dev", "/workspace"))
+    return (f"find / \\( {prune} \\) -prune -o -user 1000 -newermt @{env.t0:.3f} -print "
+            f"2>/dev/null | head -{FIND_LIMIT}")
 
 
 def read_facts(env: LiveEnvironment, base: str, commit: bool) -> WorkspaceFacts:
-    answers = ask_root(env.box, questions(env, base, commit), timeout=180)
+    answers = sectioned(env.box, questions(env, base, commit), timeout=180, keep_bytes=REPORT_BYTES)
+    answers |= sectioned(env.box, {"written_outside": written_outside_question(env)}, timeout=180, as_root=True)
     return WorkspaceFacts(
         tests_changed=sorted(set(answers.get("tests_changed", "").split())),
         written_outside=[f for f in answers.get("written_outside", "").split("\n") if f],
@@ -97,14 +95,6 @@ def read_facts(env: LiveEnvironment, base: str, commit: bool) -> WorkspaceFacts:
     )
 
 
-def split_sections(output: str, boundary: str) -> dict[str, str]:
-    answers: dict[str, str] = {}
-    for section in output.split(f"{boundary} ")[1:]:
-        name, _, answer = section.partition("\n")
-        answers[name.strip()] = answer
-    return answers
-
-
 def agent_sized(diff: str) -> str:
     """The diff as one exec of its own would have returned it: head and tail, the middle elided."""
     bounded = BoundedOutput(OUTPUT_HEAD, OUTPUT_TAIL)
@@ -114,11 +104,11 @@ def agent_sized(diff: str) -> str:
 
 def committed_fix(box: Sandbox, base: str, test_paths: tuple[str, ...]) -> bool:
     """Whether the fix was committed, asked alone (the proofs)."""
-    return box.exec_root(committed_command(base, test_paths)).output.strip() == "yes"
+    return sectioned(box, {"committed": committed_command(base, test_paths)}).get("committed", "").strip() == "yes"
 
 
 def git_facts(box: Sandbox, base: str) -> tuple[str, list[str]]:
     """The diff against the base commit and the untracked files, asked alone (the live gold, each
     reply): the same questions and answers as `read_facts`, in one exec."""
-    answers = ask_root(box, {"untracked": UNTRACKED, "diff": diff_command(base)})  # the diff last
+    answers = sectioned(box, {"untracked": UNTRACKED, "diff": diff_command(base)}, keep_bytes=REPORT_BYTES)
     return agent_sized(answers.get("diff", "")), untracked_of(answers.get("untracked", ""))

@@ -8,6 +8,7 @@ is what a user most needs to know (docs/integrity.md lists each route)."""
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import io
 import posixpath
@@ -124,18 +125,37 @@ def code_findings(path: str, lines: list[str]) -> Iterator[Found]:
             yield Found(route, f"{path}: {line.strip()[:160]}")
 
 
-def scan_worktree(worktree_tar: bytes, base_tree: dict[str, str], diff: str,
+def text_of(data: bytes) -> str:
+    return data[:READ_LIMIT].decode("utf-8", errors="replace")
+
+
+def lines_added(before: str, after: str) -> list[str]:
+    """The lines `after` has that `before` did not, in place (a line diff, computed here)."""
+    old, new = before.splitlines(), after.splitlines()
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return [line for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("insert", "replace") for line in new[j1:j2]]
+
+
+def changed_bases(worktree_tar: bytes, base_tree: dict[str, str]) -> list[str]:
+    """The base blob ids of the tracked files the work tree changed: what the scan needs to read."""
+    return [base_tree[item.path] for item in tree_files(worktree_tar)
+            if item.path in base_tree and base_tree[item.path] != blob_id(item.data)]
+
+
+def scan_worktree(worktree_tar: bytes, base_tree: dict[str, str], base_texts: dict[str, str],
                   test_paths: tuple[str, ...]) -> list[Found]:
     """Every new or changed file of the work tree (as the grader receives it) read for tampering:
-    tracked files by the lines the diff adds, new ones whole."""
-    added = added_lines(diff)
+    tracked files by the lines they add to the base commit's (`base_texts`, by blob id: content the
+    agent cannot rewrite, where git's own diff runs the repository's filters), new ones whole. A
+    changed file whose base could not be read is read whole."""
     found: list[Found] = []
     for item in tree_files(worktree_tar):
-        if base_tree.get(item.path) == blob_id(item.data):
+        base = base_tree.get(item.path)
+        if base == blob_id(item.data):
             continue
-        if item.path in base_tree:  # changed: what the diff adds
-            lines = added.get(item.path, [])
-        else:  # new: all of it
-            lines = item.data[:READ_LIMIT].decode("utf-8", errors="replace").splitlines()
+        if base in base_texts:
+            lines = lines_added(base_texts[base], text_of(item.data))
+        else:  # new, or its base unreadable: all of it
+            lines = text_of(item.data).splitlines()
         found.extend(file_findings(item, lines, test_paths))
     return list(dict.fromkeys(found))
