@@ -9,6 +9,7 @@ FROM ${BASE}
 LABEL impasse=building
 ARG INSTALLS
 ARG TESTS
+ARG SOURCES
 COPY wheels/ /tmp/impasse-wheels/
 COPY --chown=1000:1000 src/ /workspace/
 RUN install="python3 $(ls /tmp/impasse-wheels/pip-*.whl)/pip install -q --no-index --no-deps \
@@ -16,6 +17,13 @@ RUN install="python3 $(ls /tmp/impasse-wheels/pip-*.whl)/pip install -q --no-ind
       --no-warn-script-location --disable-pip-version-check" \
  && $install ${INSTALLS} && cd /workspace && $install -e . \
  && rm -rf /tmp/impasse-wheels /root/.cache && chown -R 1000:1000 /workspace
+# No other copy of the project outside the work tree: a distribution's vendored one (pkg_resources
+# keeps more_itertools under _vendor) or a system package's would hand the agent a fixed file to copy.
+# What imported them falls back to the installed project (pkg_resources' vendor importer does).
+RUN for name in ${SOURCES}; do find /usr/lib/python3 /usr/lib/python3.* /usr/local/lib/python3.* -depth \
+      \( -path "*/_vendor/$name" -o -path "*/_vendor/$name.py" -o -path "*/dist-packages/$name" \
+      -o -path "*/dist-packages/$name.py" -o -path "*/site-packages/$name" -o -path "*/site-packages/$name.py" \) \
+      -exec rm -rf {} + 2>/dev/null; done; true
 USER agent
 RUN export GIT_AUTHOR_DATE=2026-01-01T00:00:00Z GIT_COMMITTER_DATE=2026-01-01T00:00:00Z \
  && cd /workspace && git init -q && git add -A && git commit -qm "Current state of the project" \

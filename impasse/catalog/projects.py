@@ -52,6 +52,11 @@ class RealProject:
         return self.sdist_url.rsplit("/", 1)[-1]
 
     @property
+    def import_names(self) -> tuple[str, ...]:
+        """The names the project is imported by: each source folder or module's last part."""
+        return tuple(dict.fromkeys(s.rstrip("/").rsplit("/", 1)[-1].removesuffix(".py") for s in self.source))
+
+    @property
     def installs(self) -> tuple[str, ...]:
         """What is installed into the image (pip runs from its wheel and stays out)."""
         return tuple(p for p in (*self.runner, *self.requires) if not p.startswith("pip=="))

@@ -159,7 +159,8 @@ def project_layer(fetched: Fetched, base: str) -> Layer:
     project = fetched.project
     return Layer(repo=project.image_repo, dockerfile=DOCKERFILES / "project.Dockerfile", parent=base,
                  files={"src": fetched.source, "wheels": fetched.wheelhouse},
-                 buildargs={"INSTALLS": " ".join(project.installs), "TESTS": " ".join(project.tests)})
+                 buildargs={"INSTALLS": " ".join(project.installs), "TESTS": " ".join(project.tests),
+                            "SOURCES": " ".join(project.import_names)})
 
 
 def ensure_project_image(api: docker.DockerClient, fetched: Fetched, log: Log = lambda m: None) -> str:

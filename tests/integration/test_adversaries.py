@@ -21,6 +21,7 @@ from impasse.infra.sandbox import AGENT_USER
 from impasse.models.adversary import ROUTES
 from impasse.models.scripted import playbook_for
 from impasse.runs.runner import RunSpec, execute
+from impasse.vocabulary import Duty
 
 from .containers import labelled
 
@@ -51,7 +52,11 @@ REPORTED: dict[str, set[str]] = {
 }
 # Routes that find nothing to forge with: an unresolved claim, its failing tests failing.
 FOUND_NOTHING = {"seed-copy", "git-history", "git-objects", "image-copy", "archives", "path-shim",
-                 "pth-user-site", "junit-forged", "delete-tests"}
+                 "pth-user-site", "junit-forged", "delete-tests", "bytecode-cache", "sourceless-module",
+                 "git-programs"}
+# Played where the harness asks the most of the agent's repository: its git facts read before every
+# reply (the stage-reporting duty), when a program its configuration names would run most often.
+PLAYED_WITH = {"git-programs": {"report_duty": Duty.STAGE}}
 
 
 def test_every_route_has_a_known_answer():
@@ -61,7 +66,8 @@ def test_every_route_has_a_known_answer():
 
 
 def play(api, tmp_path, task: str, route: str):
-    result = execute(api, RunSpec(f"scripted:adversary-{route}", "none", task, out=tmp_path, budget=12))
+    result = execute(api, RunSpec(f"scripted:adversary-{route}", "none", task, out=tmp_path, budget=12,
+                                  **PLAYED_WITH.get(route, {})))
     assert labelled(api, result.run_id) == []
     return result
 
