@@ -77,12 +77,20 @@ class Stats:
     statuses: dict[int, int] = field(default_factory=dict)
     in_flight: int = 0
     peak_in_flight: int = 0
+    parsed: int = 0  # requests whose body was read
+    first_max_tokens: int | None = None  # of the first request read: a preflight asks for one token
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def enter(self) -> None:
         with self.lock:
             self.in_flight += 1
             self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+
+    def saw(self, body: dict) -> None:
+        with self.lock:
+            self.parsed += 1
+            if self.parsed == 1:
+                self.first_max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
 
     def leave(self, status: int) -> None:
         with self.lock:
@@ -218,6 +226,7 @@ def error_body(status: int, message: str) -> dict:
 def answer(model: LatencyModel, raw: bytes) -> tuple[int, dict]:
     try:
         body = json.loads(raw or b"{}")
+        model.stats.saw(body)
         turn = reply(Persona.parse(str(body.get("model", ""))), body.get("messages") or [])
     except (BadRequest, ValueError, KeyError, TypeError, AttributeError) as err:
         return 400, error_body(400, f"{type(err).__name__}: {err}")

@@ -29,7 +29,10 @@ def matrix(
     report_duty: Annotated[Duty | None, typer.Option(help="stage: the stage-reporting duty.")] = None,
     tool_timeout: Annotated[int, typer.Option(min=1, help="Seconds before a tool call is killed.")] =
         defaults.TOOL_TIMEOUT,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI/Anthropic-compatible endpoint.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI/Anthropic-compatible endpoint of every model that "
+                                                     "names none (a self-hosted vLLM, Ollama or gateway).")] = None,
+    key_env: Annotated[str | None, typer.Option(help="Environment variable holding the key of every model that "
+                                                    "names none (default <VENDOR>_API_KEY).")] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="Parallel episodes (default 2; overrides --file).")] = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Run folder (default runs/; overrides --file).")] = None,
     file: Annotated[Path | None, typer.Option(help="A matrix YAML file (see harness/matrix.yaml).")] = None,
@@ -52,6 +55,7 @@ def matrix(
                                                       "(docs/operator.md); off by default.")] = None,
 ) -> None:
     """Run models × conditions × tasks × seeds; finished runs are skipped, cut-short runs redone."""
+    from impasse.models.config import ENV_NAME
     from impasse.runs.executors import EXECUTORS
     from impasse.runs.matrix import MatrixError, MatrixSpec, load_matrix_file, run_matrix, split
     if file:
@@ -62,11 +66,15 @@ def matrix(
         elif models:
             spec = MatrixSpec(models_from_flags(split(models), model_arg or []), split(conditions), split(tasks),
                               seeds=seeds, budget=budget, gate=gate, report_duty=report_duty,
-                              tool_timeout=tool_timeout, base_url=base_url)
+                              tool_timeout=tool_timeout)
         else:
             raise MatrixError("give --models (or --file)")
         if model_arg and file:
             raise MatrixError("--model-arg goes with --models; in a matrix file, give each model its settings")
+        spec.base_url = base_url or spec.base_url
+        spec.key_env = key_env or spec.key_env
+        if spec.key_env and not ENV_NAME.fullmatch(spec.key_env):
+            raise MatrixError(f"--key-env {spec.key_env!r} is not an environment variable name")
         spec.split = generated or spec.split
         spec.workers = workers or spec.workers
         spec.executor = executor or spec.executor
@@ -88,7 +96,7 @@ def matrix(
         must_exist([spec.prices], "price table")
     refuse_what_cannot_run(spec)
     install_or_fail(spec.agents)
-    preflight_or_fail(spec.models, spec.model_timeout)
+    preflight_or_fail(spec.endpoints(), spec.model_timeout)
     must_be_writable(spec.out, "--out", folder=True)
     api = docker_client(threads=spec.workers)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
@@ -140,8 +148,8 @@ def refuse_what_cannot_run(spec) -> None:
     from impasse.runs.matrix import MatrixError, not_planned, plan
     try:
         table = PriceTable.load(spec.prices)
-        for model in spec.models:
-            check_spec(model.spec, model.base_url or spec.base_url, model.key_env)
+        for model in spec.endpoints():
+            check_spec(model.spec, model.base_url, model.key_env)
             price = table.price(model.spec, model.price)  # a malformed `price:` is refused here
             if (spec.cost_limit is not None or spec.spend_cap is not None) and price is None:
                 raise MatrixError(f"{model.label}: a cost limit or spend cap needs a price, and the price table has "

@@ -9,6 +9,7 @@ model has an endpoint or a key to reach it with.
 from __future__ import annotations
 
 import os
+import urllib.parse
 from typing import Protocol
 
 from impasse.defaults import MODEL_TIMEOUT
@@ -36,12 +37,25 @@ def check_spec(spec: str, base_url: str | None = None, key_env: str | None = Non
             raise ModelSpecError(f"unknown scripted policy {name!r}; known: {', '.join(policy_names())}")
         return
     vendor = VENDOR[kind]
+    url_problem = endpoint_problem(base_url or os.environ.get(f"{vendor}_BASE_URL"))
+    if url_problem:
+        raise ModelSpecError(f"{spec}: {url_problem}")
     key_var = key_env or f"{vendor}_API_KEY"
     if key_env and not os.environ.get(key_env):
         raise ModelSpecError(f"{spec}: its key is to be read from {key_env}, which is not set")
     if not (os.environ.get(key_var) or base_url or os.environ.get(f"{vendor}_BASE_URL")):
         raise ModelSpecError(f"{spec}: set {key_var} (or give an endpoint with --base-url or "
                              f"{vendor}_BASE_URL)")
+
+
+def endpoint_problem(base_url: str | None) -> str | None:
+    """Why an endpoint is not one (None when it is, or when none is given): an http(s) URL with a host."""
+    if not base_url:
+        return None
+    parts = urllib.parse.urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"the endpoint {base_url!r} is not an http:// or https:// URL with a host"
+    return None
 
 
 def make_model(spec: str, *, context=None, seed: int = 0, base_url: str | None = None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 
 from impasse.models.failures import ModelSpecError
 from impasse.models.spec import parse_spec
@@ -161,3 +161,8 @@ def refuse_duplicate_labels(configs: list[ModelConfig]) -> None:
             raise ModelSpecError(f"two models are both labelled {config.label!r}: list each once, or give each "
                                  f"a `name:`")
         seen.add(config.label)
+
+
+def with_endpoint(config: ModelConfig, base_url: str | None, key_env: str | None) -> ModelConfig:
+    """The model with a run's or a matrix's endpoint and key variable where it names none itself."""
+    return replace(config, base_url=config.base_url or base_url, key_env=config.key_env or key_env)

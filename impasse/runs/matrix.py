@@ -25,13 +25,13 @@ from impasse.catalog.conditions import make_condition
 from impasse.catalog.generated import SPLITS
 from impasse.catalog.generated_tasks import find_task, generated_tasks, tasks_of_split
 from impasse.catalog.tasks import Task
-from impasse.episode.history import History
 from impasse.infra.reaper import reap_stale
 from impasse.models import ModelSpecError
-from impasse.models.config import ModelConfig, config_from_entry, refuse_duplicate_labels
+from impasse.models.config import ModelConfig, config_from_entry, refuse_duplicate_labels, with_endpoint
 from impasse.operator.desk import MODES, check_operator
 from impasse.runs.admission import BREAKER_AFTER, Admission
 from impasse.runs.executors import EXECUTORS, make_executor
+from impasse.runs.file_values import dollars, env_name, history_policy, member_of, positive, strict_bool
 from impasse.runs.runner import RunSpec, run_id_for
 from impasse.runs.seam import Planned, RunExecutor, finished_result
 from impasse.vocabulary import Duty, Gate
@@ -53,6 +53,7 @@ class MatrixSpec:
     out: Path = defaults.OUT
     budget: int = defaults.BUDGET
     base_url: str | None = None
+    key_env: str | None = None  # the variable holding the key of every model that names none
     tool_timeout: int = defaults.TOOL_TIMEOUT
     model_timeout: float = defaults.MODEL_TIMEOUT
     gate: Gate = Gate.TOOL
@@ -71,11 +72,17 @@ class MatrixSpec:
     def __post_init__(self) -> None:
         self.models = [m if isinstance(m, ModelConfig) else ModelConfig(m) for m in self.models]
 
+    def endpoints(self) -> list[ModelConfig]:
+        """Each model as it will be asked: its own endpoint and key variable, else the matrix's. The
+        preflight asks exactly these, so it asks the endpoint the runs will use."""
+        return [with_endpoint(m, self.base_url, self.key_env) for m in self.models]
+
     def run_spec(self, model: ModelConfig, condition: str, task: str, seed: int, agent: str = "impasse") -> RunSpec:
         """A model's own endpoint wins over the matrix's `base_url` (RunSpec.model_config)."""
         return RunSpec(model.spec, condition, task, seed, self.budget, self.out, self.base_url,
                        self.tool_timeout, self.model_timeout, self.gate, self.report_duty, self.channel,
-                       config=model, cost_limit=self.cost_limit, prices=self.prices, history=self.history,
+                       config=with_endpoint(model, self.base_url, self.key_env), cost_limit=self.cost_limit,
+                       prices=self.prices, history=self.history,
                        agent=agent, operator=self.operator)
 
 
@@ -98,37 +105,6 @@ def split(value) -> list[str] | str:
     return "all" if value in (None, "all") else [v.strip() for v in str(value).split(",") if v.strip()]
 
 
-def strict_bool(value) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(value)
-    return value
-
-
-def member_of(choices):
-    """A file value that must be one of `choices` (a split, an executor, an operator mode)."""
-    def check(value) -> str:
-        if value not in choices:
-            raise ValueError(value)
-        return value
-    return check
-
-
-def positive(value) -> int:
-    if isinstance(value, bool) or int(value) != value or int(value) < 1:
-        raise ValueError(value)
-    return int(value)
-
-
-def dollars(value) -> float:
-    if isinstance(value, bool) or float(value) < 0:
-        raise ValueError(value)
-    return float(value)
-
-
-def history_policy(value) -> str:
-    return History.parse(value).label
-
-
 def models_of(value, path: Path) -> list[ModelConfig]:
     """`models:` as a list of spec strings or mappings (spec, name, base_url, key_env, settings,
     price), or one comma-separated string of specs."""
@@ -142,10 +118,10 @@ def models_of(value, path: Path) -> list[ModelConfig]:
 
 
 FILE_KEYS = tuple(f.name for f in fields(MatrixSpec))
-NULLABLE = ("report_duty", "base_url", "cost_limit", "spend_cap", "prices", "operator")
+NULLABLE = ("report_duty", "base_url", "key_env", "cost_limit", "spend_cap", "prices", "operator")
 CONVERT = {"conditions": split, "tasks": split, "seeds": positive, "workers": positive,
            "budget": positive, "tool_timeout": positive, "model_timeout": float, "out": Path, "gate": Gate,
-           "report_duty": Duty, "channel": strict_bool, "base_url": str,
+           "report_duty": Duty, "channel": strict_bool, "base_url": str, "key_env": env_name,
            "executor": member_of(EXECUTORS), "split": member_of(SPLITS), "cost_limit": dollars, "spend_cap": dollars,
            "breaker": positive, "prices": Path, "history": history_policy, "agents": split,
            "operator": member_of(MODES)}

@@ -5,6 +5,7 @@ a matrix starts anything, and before any money is spent on episodes that could o
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from impasse.episode.tools import TOOLS
@@ -41,7 +42,25 @@ def preflight(configs: list[ModelConfig], timeout: float) -> list[Refusal]:
     return refusals
 
 
-def ask(config: ModelConfig, timeout: float) -> str | None:
+# The whole preflight of one endpoint, retries included: one that hangs is refused, not waited on for
+# the model timeout times every retry.
+DEADLINE = 45.0
+
+
+def ask(config: ModelConfig, timeout: float, deadline: float = DEADLINE) -> str | None:
+    """The preflight's answer, asked on a thread of its own so that a deadline holds whatever the
+    endpoint does (a thread cannot be killed: one still waiting is left to the process's exit)."""
+    answer: list[str | None] = []
+    worker = threading.Thread(target=lambda: answer.append(answer_of(config, min(timeout, deadline))),
+                              name="impasse-preflight", daemon=True)
+    worker.start()
+    worker.join(deadline)
+    if not answer:
+        return f"the endpoint did not answer within {deadline:.0f}s"
+    return answer[0]
+
+
+def answer_of(config: ModelConfig, timeout: float) -> str | None:
     model = make_model(config.spec, base_url=config.base_url, timeout=timeout, settings=config.settings,
                        key_env=config.key_env)
     try:
@@ -52,4 +71,6 @@ def ask(config: ModelConfig, timeout: float) -> str | None:
         return f"HTTP {err.status}: {err.message}" if err.status else err.message
     except TransportError as err:
         return f"the endpoint cannot be reached: {err}"
+    except Exception as err:  # noqa: BLE001 — an answer that is not the API's (an HTML page, a proxy's)
+        return f"the endpoint's answer is not the {config.kind} API's: {type(err).__name__}: {str(err)[:200]}"
     return None
