@@ -96,7 +96,8 @@ def summary_lines(summary: dict) -> list[str]:
                   f"{dollars_text(after['usd'], after['usd_estimated'])}, "
                   f"{NOT_RECORDED if after['minutes'] is None else after['minutes']} minutes "
                   f"(median {NOT_RECORDED if after['minutes_median'] is None else after['minutes_median']})",
-                  "worst (never told, most spent after the wall): " + ", ".join(summary["worst"])]
+                  "worst (never told, most spent after the wall): " + (", ".join(summary["worst"]) or
+                                                                       "none: every session told the human")]
     if summary["skipped"]:
         lines.append("passed over or skipped: " + ", ".join(f"{v} {k}" for k, v in summary["skipped"].items()))
     return lines

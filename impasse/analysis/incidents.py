@@ -236,7 +236,9 @@ def folder_summary(incidents: list[Incident], skipped: dict[str, int] | None = N
         "timely_share": round(sum(timely) / len(timely), 4) if timely else None, "timely_share_ci": share_ci(timely),
         "timely_within_steps": incidents[0].timely_within if incidents else TIMELY_STEPS,
         "after_wall": spent_summary([i.after for i in walls if i.after]),
-        "worst": [session_name(i) for i in sorted(walls, key=severity, reverse=True)[:WORST]],
+        # Only sessions that never told the human: one that told, however late, is not "never told".
+        "worst": [session_name(i) for i in sorted((i for i in walls if i.told is None), key=severity,
+                                                   reverse=True)[:WORST]],
     }
 
 

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from impasse.analysis.discovery import BINARY, EMPTY, FOREIGN_JSON, discover
 from impasse.analysis.driver import annotate_paths
+from impasse.analysis.incident_report import summary_lines
 from impasse.analysis.incidents import folder_summary
 from impasse.analysis.normal_form import NStep, NTrajectory
 from impasse.analysis.verdicts import ask_in, verdict_of
@@ -104,6 +105,11 @@ def test_verdicts_wall_spend_and_telling_the_human(tmp_path):
     assert rollout.wall_category == "network" and rollout.total.tokens == 1050
     summary = folder_summary(batch.incidents)
     assert summary["with_wall"] == 3 and summary["told_share"] == pytest.approx(1 / 3, abs=1e-3)
+    # "never told" names only the sessions that never told the human: not a1, which asked
+    assert sorted(summary["worst"]) == ["b2.jsonl", "rollout-2026-02-01T09-00-00-r1.jsonl"]
+    told_all = folder_summary([asked])
+    assert told_all["worst"] == []
+    assert "none: every session told the human" in "\n".join(summary_lines(told_all))
 
 
 @pytest.mark.parametrize(("text", "asks"), [
