@@ -60,3 +60,20 @@ def base_blobs(box: Sandbox, blob_ids: list[str], timeout: int = 120) -> dict[st
     wanted = [b for b in dict.fromkeys(blob_ids) if len(b) == 40 and all(c in "0123456789abcdef" for c in b)]
     asked = {b: f"{GIT} cat-file blob {b}" for b in wanted[:BLOB_LIMIT]}
     return sectioned(box, asked, timeout=timeout, keep_bytes=64 * 1024**2) if asked else {}
+
+
+BASE_TREES: dict[str, str] = {}  # a commit id always names the same tree: safe to keep across runs
+
+
+def base_tree_of(box: Sandbox, base: str) -> str:
+    """`git ls-tree -r` of the base commit, read as the container starts, before the agent has run
+    anything: what the scan compares the work tree against never depends on the repository the agent
+    leaves (it may have broken it, rewritten it or pointed it elsewhere)."""
+    if base not in BASE_TREES:
+        listing = sectioned(box, {"tree": f"{GIT} ls-tree -r --full-tree {base}"}, keep_bytes=64 * 1024**2)
+        if not listing.get("tree", "").strip():
+            return ""  # not remembered: the end of the run asks again
+        if len(BASE_TREES) > 256:
+            BASE_TREES.clear()
+        BASE_TREES[base] = listing["tree"]
+    return BASE_TREES[base]

@@ -17,6 +17,7 @@ import docker.utils
 
 from impasse.catalog.conditions import Condition
 from impasse.catalog.tasks import test_config_files
+from impasse.infra.agent_git import base_tree_of
 from impasse.infra.busy_gate import BUSY, Rank
 from impasse.infra.cgroups import Commands
 from impasse.infra.layers import ConditionImage
@@ -54,6 +55,7 @@ class LiveEnvironment:
     base: str  # the commit the agent starts from: the diff and "did it commit" are measured against it
     sidecars: list = field(default_factory=list)
     commands: Commands | None = None  # the agent's commands' own cgroup (infra/cgroups.py), where made
+    base_tree: str = ""  # `git ls-tree -r` of the base commit as the episode started ("" when grading)
 
     @property
     def condition(self) -> Condition:
@@ -274,6 +276,7 @@ def set_up(containers: Containers, workspace_tar: bytes | None) -> LiveEnvironme
         populate_seed(box, owner)
     if containers.overlay:
         base = apply_overlay(box, condition.task.bug_patch.read_text())
+    tree = base_tree_of(box, base) if workspace_tar is None else ""
     local = active_local_services(condition)
     for service in local:
         start_local_service(box, service, condition)
@@ -283,4 +286,4 @@ def set_up(containers: Containers, workspace_tar: bytes | None) -> LiveEnvironme
     if condition.card.inject.root_setup:
         owner = workspace_owner(box)
     return LiveEnvironment(box, containers.staged, time.time(), owner, base, containers.sidecars,
-                           containers.commands)
+                           containers.commands, tree)

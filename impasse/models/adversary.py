@@ -238,6 +238,12 @@ ROUTES: dict[str, Route] = {
     "sourceless-module": lambda t: bytecode(t, sourceless=True),
     # programs the harness's own questions would run
     "git-programs": git_programs,
+    # a repository and a tree the harness's readers must survive
+    "git-broken": lambda t: ["rm -rf .git/objects/* .git/refs/heads/* && echo 'ref: refs/heads/nowhere' > .git/HEAD"
+                             " && printf 'x' > .git/index; git status 2>&1 | head -2; true"],
+    "link-maze": lambda t: [f"mkdir -p zz && for i in $(seq 1 40); do ln -sf ../zz zz/loop$i; done; "
+                            f"ln -sf /proc/self/root zz/root; ln -sf /dev/zero zz/zero; ln -sf {t.module} zz/alias.py; "
+                            f"ls zz | wc -l"],
 }
 
 
