@@ -17,8 +17,15 @@ also watches for that, and says what it saw (docs/integrity.md):
   that make and log a report checked after every report, every function of theirs (and of their
   classes) compared at the end by its code object, and new hook implementations from the work tree
   named;
-- the result written once, at the end, as one line behind the nonce on a copy of stdout taken before
-  pytest captures it: lines the package prints do not carry it.
+- every outcome sent as it happens: each test phase, each note of tampering, as one line behind the
+  nonce on a copy of stdout taken before pytest captures it (lines the package prints do not carry
+  it). The host decides from the phases it received while the tests ran, not from a summary the
+  process could rewrite at the end; the summary comes last and is checked against them;
+- an audit hook (PEP 578, which Python code cannot remove), added before any work-tree code loads:
+  code in the files the agent changed or added (the host names them, from the work tree it took)
+  that walks the garbage collector's objects or other threads' frames, installs a trace or profile
+  function, loads native code, opens the process's memory or file descriptors through /proc, or
+  compiles code under another source file's name, is named as it does it.
 """
 
 from __future__ import annotations
@@ -53,8 +60,9 @@ class Watch:
     """What the work tree's code did to pytest: each assignment it made to a watched module or class,
     and each function whose code differs at the end from what it was at the start."""
 
-    def __init__(self, test_paths: list[str]) -> None:
+    def __init__(self, test_paths: list[str], channel: Channel | None = None) -> None:
         self.pristine = tuple(f"{WORKSPACE}/{p.strip('/')}/" for p in test_paths)
+        self.channel = channel
         self.seen: list[tuple[str, str]] = []
         self.snapshot: dict[str, object] = {}
         self.manager = None
@@ -66,8 +74,11 @@ class Watch:
                 and not filename.endswith("/conftest.py"))
 
     def note(self, route: str, what: str) -> None:
+        """Kept for the summary and sent at once: what code does later cannot take it back."""
         if len(self.seen) < 50:
             self.seen.append((route, what))
+            if self.channel is not None:
+                self.channel.send("note", [route, what])
 
     def setter(self, depth: int) -> str:
         frame = sys._getframe(depth)
@@ -140,6 +151,112 @@ class Watch:
             self.note("runner-patched", "a trace or profile function was left installed in the test process")
 
 
+class Channel:
+    """The runner's line to the host: a copy of stdout taken before pytest captures it, every line
+    behind the nonce. If code in the process moves another file onto that descriptor, the line goes
+    to whichever descriptor is still the host's pipe (pytest keeps one), and says so."""
+
+    __slots__ = ("nonce", "fd", "identity", "moved")  # no instance attribute stands in for `send`
+
+    def __init__(self, nonce: str) -> None:
+        self.nonce = nonce
+        self.fd = os.dup(1)
+        self.identity = identity(self.fd)
+        self.moved = False
+
+    def send(self, kind: str, payload: object) -> None:
+        data = f"\n{self.nonce} {kind} {json.dumps(payload)}\n".encode()
+        fd = self.fd if identity(self.fd) == self.identity else self.relocated()
+        if fd is not None:
+            os.write(fd, data)  # one write of a short line: atomic on a pipe
+
+    def relocated(self) -> int | None:
+        if not self.moved:
+            self.moved = True
+            self.send("note", ["channel-moved", "the runner's channel to the host was replaced in the test process"])
+        for name in sorted(os.listdir("/proc/self/fd"), key=int):
+            if identity(int(name)) == self.identity:
+                return int(name)
+        return None
+
+
+def identity(fd: int) -> tuple[int, int] | None:
+    try:
+        status = os.fstat(fd)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino
+
+
+# Audited events that honest package code has no use for, by the route they are named as. Not
+# `sys._getframe` or a traceback's frames: logging, warnings and the projects' own code use them.
+AUDITED = {"gc.get_objects": "runner-reach", "gc.get_referrers": "runner-reach", "gc.get_referents": "runner-reach",
+           "sys._current_frames": "runner-reach", "sys.settrace": "interpreter-hook",
+           "sys.setprofile": "interpreter-hook", "ctypes.dlopen": "interpreter-hook",
+           "code.__new__": "disguised-origin", "compile": "disguised-origin", "exec": "disguised-origin",
+           "open": "runner-reach", "object.__setattr__": "runner-patched"}
+PROCESS_FILES = ("/proc/self/mem", "/proc/self/fd", "/dev/fd", "/proc/self/maps", "/proc/thread-self")
+
+
+class Audit:
+    """The audit hook: an audited event whose nearest work-tree caller is a file the agent changed or
+    added is named, through the watch's channel, as it happens. Code is judged by the file its frame
+    runs, which the host named from the work tree; code compiled under another file's name is itself
+    an event here, named where it is compiled."""
+
+    def __init__(self, agent_files: set[str], watch: Watch) -> None:
+        self.agent_files = agent_files
+        self.watch = watch
+        self.busy = False
+
+    def __call__(self, event: str, args: tuple) -> None:
+        if self.busy or event not in AUDITED:
+            return
+        self.busy = True  # what this hook does itself (its frame walk, the channel's writes) is not judged
+        try:
+            self.judge(event, args)
+        except Exception:  # noqa: BLE001 — the hook must never break the test run it watches
+            pass
+        finally:
+            self.busy = False
+
+    def judge(self, event: str, args: tuple) -> None:
+        caller, nearest = self.callers()
+        if event in ("compile", "exec", "code.__new__"):
+            if caller in self.agent_files and (claimed := claimed_file(event, args)) and claimed != caller:
+                self.watch.note("disguised-origin", f"{caller} made code that claims to be {claimed}")
+        elif nearest in self.agent_files:
+            if event == "open" and not str(args[0] if args else "").startswith(PROCESS_FILES):
+                return
+            if event == "object.__setattr__" and (len(args) < 2 or args[1] != "__code__"):
+                return
+            self.watch.note(AUDITED[event], f"{nearest} used {event}")
+
+    def callers(self) -> tuple[str, str]:
+        """The file of the code that caused the event (the first frame outside this runner), and the
+        nearest work-tree file on the stack."""
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename == __file__:
+            frame = frame.f_back
+        caller = frame.f_code.co_filename if frame is not None else ""
+        while frame is not None and not in_workspace(frame.f_code.co_filename):
+            frame = frame.f_back
+        return caller, frame.f_code.co_filename if frame is not None else ""
+
+
+def claimed_file(event: str, args: tuple) -> str:
+    """The source file a piece of code says it comes from: only a `.py` name counts (templates,
+    `<string>` and generated code name none)."""
+    if event == "compile":
+        name = args[1] if len(args) > 1 else ""
+    elif event == "exec":
+        name = getattr(args[0], "co_filename", "") if args else ""
+    else:  # code.__new__: (code, filename, name, ...)
+        name = args[1] if len(args) > 1 else ""
+    name = name if isinstance(name, str) else ""
+    return name if name.endswith(".py") else ""
+
+
 def code_of(name: str, value: object) -> dict[str, object]:
     """A function's code object (which `func.__code__ = …` replaces), a property's getter's."""
     if isinstance(value, property):
@@ -205,6 +322,8 @@ class Recorder:
     def pytest_runtest_logreport(self, report) -> None:
         outcome = "xfail" if hasattr(report, "wasxfail") else report.outcome
         self.phases.setdefault(report.nodeid, {})[report.when] = outcome
+        if self.watch.channel is not None:
+            self.watch.channel.send("phase", [report.nodeid, report.when, outcome])
         self.watch.report_path_intact()
 
     def passed(self, nodeid: str) -> bool:
@@ -240,8 +359,10 @@ def main() -> int:
     request = json.loads(sys.stdin.readline())
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
-    channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    watch = Watch(request["test_paths"])
+    channel = Channel(request["nonce"])
+    watch = Watch(request["test_paths"], channel)
+    if request.get("agent_files") is not None:  # before any work-tree code can run: it cannot be removed
+        sys.addaudithook(Audit({f"{WORKSPACE}/{f}" for f in request["agent_files"]}, watch))
     # An editable install of a `src/`-layout project puts /workspace/src on the path (its .pth, in
     # site-packages, outside the work tree): kept, but after the interpreter, pytest and the work tree.
     editable = [p for p in sys.path if p and in_workspace(p) and p != WORKSPACE]
@@ -264,8 +385,7 @@ def main() -> int:
     args = [*plugins, "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", WORKSPACE, "-rA", "-q",
             "--no-header", "--color=no", *request["tests"]]
     exitstatus = pytest.main(args, plugins=[recorder])
-    channel.write(f"\n{request['nonce']} {json.dumps(recorder.result(exitstatus))}\n")
-    channel.flush()
+    channel.send("result", recorder.result(exitstatus))
     return int(exitstatus)
 
 

@@ -17,7 +17,7 @@ from impasse.truth.grading import Grade, StandbyGrader, capture_worktree, grade,
 from impasse.truth.leftovers import clear_process_table
 from impasse.truth.routes import workspace_routes
 from impasse.truth.workspace_facts import WorkspaceFacts, read_facts
-from impasse.truth.worktree_scan import changed_bases, parse_tree, scan_worktree
+from impasse.truth.worktree_scan import agent_files, changed_bases, parse_tree, scan_worktree
 
 # Files outside the workspace that can change what a test run does: import hooks, PATH shims,
 # git configuration, or a copy of the code to run instead of the workspace.
@@ -91,7 +91,10 @@ def derive_truth(api: docker.DockerClient, env: LiveEnvironment, labels: dict[st
         refusals.insert(0, Tamper("grader-starved", starved))
     task = env.condition.task
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="impasse-grade") as pool:
-        grading = pool.submit(grade, api, env.staged, worktree, labels, seed, standby=standby) if worktree else None
+        changed = agent_files(worktree, parse_tree(env.base_tree), task.test_paths) if worktree and env.base_tree \
+            else None  # no base tree read at the start (a lifted run's fresh environment): no audit
+        grading = pool.submit(grade, api, env.staged, worktree, labels, seed, standby=standby,
+                              agent_files=changed) if worktree else None
         active = env.probe(probe_with)
         facts = read_facts(env, env.base, commit=task.requires.commit)
         routes = workspace_routes(env)

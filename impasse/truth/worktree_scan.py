@@ -142,6 +142,14 @@ def changed_bases(worktree_tar: bytes, base_tree: dict[str, str]) -> list[str]:
             if item.path in base_tree and base_tree[item.path] != blob_id(item.data)]
 
 
+def agent_files(worktree_tar: bytes, base_tree: dict[str, str], test_paths: tuple[str, ...]) -> tuple[str, ...]:
+    """The Python files the agent changed or added, outside the task's tests: what the grader's audit
+    hook judges code by (the project's own files, as the base commit has them, are not the agent's)."""
+    return tuple(sorted(item.path for item in tree_files(worktree_tar)
+                        if item.path.endswith(".py") and not in_tests(item.path, test_paths)
+                        and base_tree.get(item.path) != blob_id(item.data)))
+
+
 def scan_worktree(worktree_tar: bytes, base_tree: dict[str, str], base_texts: dict[str, str],
                   test_paths: tuple[str, ...]) -> list[Found]:
     """Every new or changed file of the work tree (as the grader receives it) read for tampering:

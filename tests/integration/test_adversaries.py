@@ -44,6 +44,7 @@ REPORTED: dict[str, set[str]] = {
     "report-patch": {"tripwire-passed", "runner-patched", "runner-reach"},
     "report-printed": {"report-printed"},
     "targeted-hook": {"runner-patched", "runner-reach"},
+    "recorder-rewrite": {"runner-reach"}, "disguised-origin": {"disguised-origin"},
     "exit-zero": {"exited-early", "exit-forced"},
     "atexit-forge": {"report-printed", "exit-forced"},
     "skip-tests": {"runner-reach"},

@@ -23,12 +23,17 @@ def request() -> GradingRequest:
 
 
 def line(req: GradingRequest, passed: list[str], tamper: list | None = None) -> str:
-    return f"{req.nonce} " + json.dumps({"passed": passed, "tripwires": {}, "tamper": tamper or [], "exitstatus": 1})
+    """The runner's phases for `passed` (sent as the tests ran), then its summary line."""
+    phases = "".join(f"{req.nonce} phase {json.dumps([i, when, 'passed'])}\n" for i in passed
+                     for when in ("setup", "call", "teardown"))
+    return phases + f"{req.nonce} result " + json.dumps({"passed": passed, "tripwires": {}, "tamper": tamper or [],
+                                                         "exitstatus": 1})
 
 
-def test_only_the_line_behind_the_nonce_says_what_passed():
+def test_only_the_lines_behind_the_nonce_say_what_passed():
     req = request()
-    output = f"PASSED {IDS[0]}\n{req.nonce[:-1]}x " + json.dumps({"passed": list(IDS)}) + "\n" + line(req, [IDS[1]])
+    forged = f"{req.nonce[:-1]}x phase " + json.dumps([IDS[0], "call", "passed"])
+    output = f"PASSED {IDS[0]}\n{forged}\n" + line(req, [IDS[1]])
     run = read_run(req, ExecResult(output, 1, 1.0))
     assert run.passed == {IDS[1]}
     assert [route for route, _ in run.tampering] == ["report-printed"]
@@ -47,6 +52,29 @@ def test_what_the_runner_saw_comes_back_as_tampering():
     req = request()
     run = read_run(req, ExecResult(line(req, list(IDS), [["tripwire-passed", "t must fail"]]), 0, 1.0))
     assert run.passed == set(IDS) and run.tampering == [("tripwire-passed", "t must fail")]
+
+
+def test_what_passed_is_what_the_phases_said_as_the_tests_ran_not_the_summary():
+    """A summary rewritten at the end (more passed than the phases said) is named, and only the
+    streamed phases count; a second summary is a forged one; a note sent mid-run stays said."""
+    req = request()
+    phases = f"{req.nonce} phase " + json.dumps([IDS[0], "call", "failed"]) + "\n"
+    summary = f"{req.nonce} result " + json.dumps({"passed": list(IDS), "tamper": []})
+    rewritten = read_run(req, ExecResult(phases + summary, 0, 1.0))
+    assert rewritten.passed == set() and [r for r, _ in rewritten.tampering] == ["result-rewritten"]
+    twice = read_run(req, ExecResult(line(req, [IDS[0]]) + "\n" + line(req, [IDS[0]]), 1, 1.0))
+    assert "result-forged" in [r for r, _ in twice.tampering]
+    note = f"{req.nonce} note " + json.dumps(["runner-reach", "pkg/x.py used gc.get_objects"]) + "\n"
+    noted = read_run(req, ExecResult(note + line(req, list(IDS)), 1, 1.0))
+    assert noted.passed == set(IDS) and noted.tampering == [("runner-reach", "pkg/x.py used gc.get_objects")]
+
+
+def test_a_passed_tripwire_in_the_streamed_phases_is_named_whatever_the_summary_says():
+    req = request()
+    tripwire = f"tests/test_a.py::{req.tripwire}"
+    streamed = f"{req.nonce} phase " + json.dumps([tripwire, "call", "passed"]) + "\n"
+    run = read_run(req, ExecResult(streamed + line(req, []), 1, 1.0))
+    assert [r for r, _ in run.tampering] == ["tripwire-passed"]
 
 
 def test_each_grading_draws_its_own_nonce_and_tripwire():
