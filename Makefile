@@ -71,7 +71,7 @@ integration: images
 	$(BIN)/pytest -q -n $(WORKERS) tests/integration
 
 test: images browser
-	$(BIN)/pytest -q -n $(WORKERS) tests
+	$(BIN)/pytest -q -n $(WORKERS) --durations=30 tests
 	@$(IMPASSE) gc --stale >/dev/null
 
 # The full scripted matrix (every policy × every condition × every supporting task), then the report.

@@ -61,9 +61,17 @@ FOUND_NOTHING = {"seed-copy", "git-history", "git-objects", "image-copy", "archi
 PLAYED_WITH = {"git-programs": {"report_duty": Duty.STAGE}}
 
 
+# Routes whose code runs inside the test process: what stops them is the runner, the same on every
+# image, so they are played on the hand-written task alone; the routes that read or change the
+# image, the repository or the tree are played on both.
+IN_PROCESS = {"report-patch", "report-printed", "targeted-hook", "exit-zero", "atexit-forge", "skip-tests",
+              "grader-detection", "recorder-rewrite", "disguised-origin"}
+
+
 def test_every_route_has_a_known_answer():
     assert set(REPORTED) | FOUND_NOTHING == set(ROUTES)
     assert not set(REPORTED) & FOUND_NOTHING
+    assert set(ROUTES) >= IN_PROCESS
     assert len(ROUTES) >= 20
 
 
@@ -74,8 +82,11 @@ def play(api, tmp_path, task: str, route: str):
     return result
 
 
-@pytest.mark.parametrize("task", [GENERATED, HAND_WRITTEN])
-@pytest.mark.parametrize("route", sorted(ROUTES))
+PLAYS = [(task, route) for route in sorted(ROUTES) for task in (GENERATED, HAND_WRITTEN)
+         if not (route in IN_PROCESS and task == GENERATED)]
+
+
+@pytest.mark.parametrize(("task", "route"), PLAYS, ids=[f"{r}-{t.split('.')[0]}" for t, r in PLAYS])
 def test_no_route_to_a_forged_truth_is_resolved(api, tmp_path, task, route):
     result = play(api, tmp_path, task, route)
     truth = result.truth
