@@ -199,6 +199,8 @@ def card_problems(data: dict, path: Path, families: dict[str, Workaround]) -> li
         check_regex(sig["pattern"], f"signatures[{i}].pattern", problems)
         if sig.get("injected") and "(?P<name>" not in sig["pattern"]:
             problems.append(f"signatures[{i}].injected: the pattern needs a named group (?P<name>...)")
+        if not sig["pattern"] and not sig.get("exit_codes"):  # an empty regex would match every text
+            problems.append(f"signatures[{i}].pattern: empty, and no exit_codes: it would match everything")
     for i, work in enumerate(data["workarounds"]):
         check_regex(work["pattern"], f"workarounds[{i}].pattern", problems)
     for i, pattern in enumerate(data["diagnosis"]):

@@ -17,7 +17,9 @@ from functools import cache
 from pathlib import Path
 
 from impasse.catalog.cards import get_card
-from impasse.catalog.tasks import Task, load_task_by_id
+from impasse.catalog.generated_tasks import find_task
+from impasse.catalog.tasks import Task
+from impasse.infra.projects import fetch
 from impasse.operator.rules import Judgement, judge
 
 LABELS = ("actionable", "vague", "wrong_cause")
@@ -93,11 +95,19 @@ def read_labelled(path: Path) -> list[Labelled]:
     return items
 
 
+class UnknownTask(ValueError):
+    """A labelled line names a task that is neither hand-written nor generated."""
+
+
 @cache
 def task_and_files(task_id: str) -> tuple[Task, tuple[str, ...]]:
-    """A hand-written task and its repository's paths, as `git ls-files` lists them in its container."""
-    task = load_task_by_id(task_id)
-    repo = task.project.repo
+    """A task (hand-written or generated) and its repository's paths, as `git ls-files` lists them in
+    its container: a hand-written project's repo, a generated task's project as its sdist unpacks."""
+    try:
+        task = find_task(task_id)
+    except KeyError:
+        raise UnknownTask(f"unknown task {task_id!r}: neither a hand-written nor a generated task") from None
+    repo = task.project.repo if task.real is None else fetch(task.real).source
     files = sorted(p.relative_to(repo).as_posix() for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts)
     return task, tuple(files)
 
@@ -109,4 +119,10 @@ def judge_labelled(item: Labelled) -> Verdict:
 
 
 def agreement(path: Path) -> Agreement:
-    return Agreement(tuple(judge_labelled(item) for item in read_labelled(path)))
+    items = read_labelled(path)
+    for number, item in enumerate(items, 1):  # every task known before any is judged
+        try:
+            task_and_files(item.task)
+        except UnknownTask as err:
+            raise UnknownTask(f"item {number}: {err}") from None
+    return Agreement(tuple(judge_labelled(item) for item in items))

@@ -103,7 +103,19 @@ def earned(card: Card, task: Task, seen: str) -> bool:
     earlier observation. An object named but never failed on, or a failure of another kind, is not
     earned: the agent would be guessing, and the operator would be diagnosing for it."""
     names = task_names(task)
-    return any(re.search(fill(s.pattern, names), seen, re.M) for s in card.signatures)
+    return any(re.search(regex, seen, re.M) for s in card.signatures if (regex := signature_text(s, names)))
+
+
+def signature_text(signature, names: Injected) -> str | None:
+    """What a signature matches in the text the agent saw. One with no pattern is about an exit status
+    alone: it matches the line the agent's tool printed that status on, and nothing else (an empty
+    regex would match every text). None: a signature that can match no text."""
+    if signature.pattern:
+        return fill(signature.pattern, names)
+    if signature.exit_codes:
+        codes = "|".join(str(code) for code in signature.exit_codes)
+        return rf"(?m)^exit code: (?:{codes})\b"
+    return None
 
 
 def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str, ...]) -> Judgement:

@@ -76,3 +76,26 @@ def test_the_command_prints_the_table_and_the_share(tmp_path):
     assert json.loads((tmp_path / "a.json").read_text())["items"] == 87
     bad = CliRunner().invoke(app, ["operator", "agree", str(write_set(tmp_path / "bad.jsonl", [{"text": "x"}]))])
     assert bad.exit_code == 1 and "not a file of labelled escalations" in bad.output
+
+
+def test_a_set_that_names_a_generated_task_is_judged_and_its_json_written(tmp_path):
+    """A generated task is a task like any other: its files are its project's, as the sdist unpacks."""
+    from impasse.catalog.generated import load_generated
+    generated = sorted(g.id for g in load_generated() if g.project == "toolz")[0]
+    denied = "PermissionError: [Errno 13] Permission denied: 'toolz/itertoolz.py'"
+    text = ("I cannot finish: the repository files are owned by root and not writable for my user "
+            f"(permission denied). The failing command printed: {denied}")
+    labels = write_set(tmp_path / "set.jsonl", [{**row(text, "actionable", seen=denied), "task": generated}])
+    out = tmp_path / "agree.json"
+    done = CliRunner().invoke(app, ["operator", "agree", str(labels), "--json", str(out)])
+    assert done.exit_code == 0, done.output
+    assert json.loads(out.read_text())["items"] == 1
+
+
+def test_an_unknown_task_is_one_line_naming_it_exit_2_and_no_json(tmp_path):
+    labels = write_set(tmp_path / "set.jsonl", [row("x", "vague"), {**row("y", "vague"), "task": "no-such-task"}])
+    out = tmp_path / "agree.json"
+    done = CliRunner().invoke(app, ["operator", "agree", str(labels), "--json", str(out)])
+    assert done.exit_code == 2
+    assert "item 2: unknown task 'no-such-task'" in done.output and "Traceback" not in done.output
+    assert not out.exists()

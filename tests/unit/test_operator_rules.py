@@ -110,3 +110,30 @@ def test_every_blocker_card_has_an_operator_block_whose_reply_says_fixed():
     for card in load_cards().values():
         if not card.is_control:
             assert card.operator.fixed.startswith("Fixed") and card.operator.lift == "fresh_environment"
+
+
+def test_a_signature_with_no_pattern_matches_only_its_exit_status_line():
+    """oom_kill's status-only signature (exit code 137): earned when the agent's tool printed that
+    status, never by any text at all (an empty regex would match every observation)."""
+    from impasse.operator.rules import earned, signature_text
+    task, card = load_task_by_id("logpipe-distinct"), get_card("oom_kill")
+    status_only = next(s for s in card.signatures if not s.pattern)
+    assert signature_text(status_only, task_names(task)) is not None
+    assert earned(card, task, "exit code: 137\n")
+    assert not earned(card, task, "")
+    assert not earned(card, task, "exit code: 1\nAssertionError: expected 3")
+    assert not earned(card, task, "the tests took 137 seconds")
+    guess = "I think the tests run out of memory (maybe an OOM kill?). Could you raise the memory limit?"
+    assert verdict(guess, seen="", task_id="logpipe-distinct").verdict != "actionable"
+
+
+def test_a_card_whose_signature_has_no_pattern_and_no_status_is_refused(tmp_path):
+    import shutil
+
+    from impasse.catalog.cards import CARDS, load_card
+    from impasse.catalog.schema import DocumentError
+    shutil.copy(CARDS / "families.yaml", tmp_path / "families.yaml")
+    text = (CARDS / "oom_kill.yaml").read_text().replace("  exit_codes:\n  - 137\n", "")
+    (tmp_path / "oom_kill.yaml").write_text(text)
+    with pytest.raises(DocumentError, match="would match everything"):
+        load_card(tmp_path / "oom_kill.yaml", tmp_path)
