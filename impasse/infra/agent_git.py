@@ -55,11 +55,17 @@ def split_sections(output: str, boundary: str) -> dict[str, str]:
 BLOB_LIMIT = 200  # changed files whose base is read; beyond it, a changed file is read whole
 
 
+def blob_questions(blob_ids: list[str]) -> dict[str, str]:
+    """The questions that read the base content of changed files, `blob:<id>` each."""
+    wanted = [b for b in dict.fromkeys(blob_ids) if len(b) == 40 and all(c in "0123456789abcdef" for c in b)]
+    return {f"blob:{b}": f"{GIT} cat-file blob {b}" for b in wanted[:BLOB_LIMIT]}
+
+
 def base_blobs(box: Sandbox, blob_ids: list[str], timeout: int = 120) -> dict[str, str]:
     """The base commit's content of changed files, by blob id (text; undecodable bytes replaced)."""
-    wanted = [b for b in dict.fromkeys(blob_ids) if len(b) == 40 and all(c in "0123456789abcdef" for c in b)]
-    asked = {b: f"{GIT} cat-file blob {b}" for b in wanted[:BLOB_LIMIT]}
-    return sectioned(box, asked, timeout=timeout, keep_bytes=64 * 1024**2) if asked else {}
+    asked = blob_questions(blob_ids)
+    answers = sectioned(box, asked, timeout=timeout, keep_bytes=64 * 1024**2) if asked else {}
+    return {name.removeprefix("blob:"): text for name, text in answers.items()}
 
 
 BASE_TREES: dict[str, str] = {}  # a commit id always names the same tree: safe to keep across runs

@@ -12,10 +12,11 @@ section between markers no file name or diff line can forge (a random boundary p
 from __future__ import annotations
 
 import shlex
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from impasse.catalog.tasks import test_config_files
-from impasse.infra.agent_git import GIT, sectioned
+from impasse.infra.agent_git import GIT, blob_questions, sectioned
 from impasse.infra.environment import LiveEnvironment
 from impasse.infra.sandbox import OUTPUT_HEAD, OUTPUT_TAIL, BoundedOutput, Sandbox, mounted_below
 
@@ -60,18 +61,22 @@ class WorkspaceFacts:
     full_diff: str = ""  # whole, for the tampering scan (never recorded)
     base_tree: str = ""  # `git ls-tree -r` of the base commit: what the work tree started as
     sourceless: list[str] = field(default_factory=list)  # bytecode outside __pycache__: a module with no source
+    base_texts: dict[str, str] = field(default_factory=dict)  # blob id → the base content of a changed file
 
 
-def questions(env: LiveEnvironment, base: str, commit: bool) -> dict[str, str]:
+def questions(env: LiveEnvironment, base: str, commit: bool, blobs: list[str]) -> dict[str, str]:
+    """`blobs`: the base content of the files the work tree changed, by blob id (the scan's)."""
     test_paths = env.condition.task.test_paths
     paths = " ".join(test_pathspecs(test_paths))
     asked = {
         "tests_changed": f"{GIT} diff --no-ext-diff --name-only {base} -- {paths}; {GIT} ls-files --others -- {paths}",
         "untracked": UNTRACKED,
-        "base_tree": f"{GIT} ls-tree -r --full-tree {base}",
     }
+    if not env.base_tree:  # not read as the episode started (a lifted run's fresh environment)
+        asked["base_tree"] = f"{GIT} ls-tree -r --full-tree {base}"
     if commit:
         asked["committed"] = committed_command(base, test_paths)
+    asked |= blob_questions(blobs)
     asked["diff"] = diff_command(base)  # last: see REPORT_BYTES
     return asked
 
@@ -88,11 +93,14 @@ SOURCELESS = ("find /workspace -xdev \\( -name '*.pyc' -o -name '*.pyo' \\) ! -p
               f"2>/dev/null | head -{FIND_LIMIT}")
 
 
-def read_facts(env: LiveEnvironment, base: str, commit: bool) -> WorkspaceFacts:
-    answers = sectioned(env.box, questions(env, base, commit), timeout=180, keep_bytes=REPORT_BYTES)
-    # `find` with fixed arguments and no -exec: nothing the agent chose runs, so it may ask as root
-    answers |= sectioned(env.box, {"written_outside": written_outside_question(env), "sourceless": SOURCELESS},
-                         timeout=180, as_root=True)
+def read_facts(env: LiveEnvironment, base: str, commit: bool, blobs: list[str] = ()) -> WorkspaceFacts:
+    """Git's questions as the agent and `find`'s as root (fixed arguments, no -exec: nothing the agent
+    chose runs), the two execs at once."""
+    found = {"written_outside": written_outside_question(env), "sourceless": SOURCELESS}
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="impasse-facts") as pool:
+        as_root = pool.submit(sectioned, env.box, found, timeout=180, as_root=True)
+        answers = sectioned(env.box, questions(env, base, commit, list(blobs)), timeout=180, keep_bytes=REPORT_BYTES)
+        answers |= as_root.result()
     return WorkspaceFacts(
         tests_changed=sorted(set(answers.get("tests_changed", "").split())),
         written_outside=[f for f in answers.get("written_outside", "").split("\n") if f],
@@ -102,6 +110,7 @@ def read_facts(env: LiveEnvironment, base: str, commit: bool) -> WorkspaceFacts:
         full_diff=answers.get("diff", ""),
         base_tree=answers.get("base_tree", ""),
         sourceless=[f.removeprefix("/workspace/") for f in answers.get("sourceless", "").split("\n") if f],
+        base_texts={name.removeprefix("blob:"): text for name, text in answers.items() if name.startswith("blob:")},
     )
 
 
