@@ -21,6 +21,7 @@ from impasse.infra.environment import open_environment
 from impasse.infra.layers import stage
 from impasse.infra.sandbox import Sandbox, file_tar
 from impasse.truth.grading import run_tests
+from impasse.truth.worktree_scan import added_lines
 
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "impasse" / "validate"
 
@@ -81,8 +82,11 @@ def validate_task(api: docker.DockerClient, task: Task, use_cache: bool = True,
     with open_environment(api, staged, {"impasse.role": "validate"}) as env:
         bug = run_tests(env.box, tests)
         complaint = apply_patch_as_agent(env.box, task.fix_patch.read_bytes())
-        fix = run_tests(env.box, tests) if complaint is None else None
+        # The fix's files are the agent's, as in a grading: the runner's audit hook judges their code
+        fix = run_tests(env.box, tests, agent_files=fix_files(task)) if complaint is None else None
     problems = [f"fix.patch does not apply: {complaint}"] if complaint else []
+    problems += [f"the gold fix is taken for tampering: {route}: {evidence}" for route, evidence in
+                 (fix.tampering if fix else [])]
     problems += judge(task, bug.passed, fix.passed if fix else set(), bug.output_tail, not fail_to_pass_only)
     result = Validation(task.id, not problems, problems,
                         bug_failed=sum(t not in bug.passed for t in tests),
@@ -93,6 +97,11 @@ def validate_task(api: docker.DockerClient, task: Task, use_cache: bool = True,
         key.parent.mkdir(parents=True, exist_ok=True)
         key.write_text(json.dumps(asdict(result)))
     return result
+
+
+def fix_files(task: Task) -> tuple[str, ...]:
+    """The Python files the gold fix changes."""
+    return tuple(sorted(p for p in added_lines(task.fix_patch.read_text()) if p.endswith(".py")))
 
 
 def cache_key(task: Task, image: str, scope: str = "all") -> Path:
