@@ -74,6 +74,17 @@ def file_run(out: Path, run_id: str, files: dict[str, bytes]) -> None:
     os.replace(partial, target)
 
 
+# Ray's errors for an object whose copy went with a node (the names, so Ray stays an optional import).
+LOST_ERRORS = {"ObjectLostError", "OwnerDiedError", "ObjectReconstructionFailedError",
+               "ObjectReconstructionFailedMaxAttemptsExceededError", "ObjectReconstructionFailedLineageEvictedError",
+               "ObjectFetchTimedOutError", "NodeDiedError"}
+LOST_RERUNS = 2
+
+
+def lost_with_a_node(err: BaseException) -> bool:
+    return any(cls.__name__ in LOST_ERRORS for cls in type(err).__mro__)
+
+
 class RayExecutor:
     """Runs spread over a Ray cluster: `address` None means RAY_ADDRESS, or a local one-node
     cluster when that is unset too (which then needs the `docker` resource: it is given one
@@ -112,13 +123,21 @@ class RayExecutor:
                 reap_runs(self.api, {item.run_id for item in todo})  # every run here is over by now
 
     def collect(self, item: Planned, ref) -> Finished:
-        try:
-            answer = self.ray.get(ref)
-            if answer is None:
-                return Finished(item, held=True)
-            run_id, outcome, files = answer
-        except Exception as err:  # the run failed, or its node died more often than it was retried
-            return Finished(item, error=f"{type(err).__name__}: {str(err)[:300]}")
+        for attempt in range(LOST_RERUNS + 1):
+            try:
+                answer = self.ray.get(ref)
+                break
+            except Exception as err:  # the run failed, or its node died more often than it was retried
+                if attempt < LOST_RERUNS and lost_with_a_node(err):
+                    # It finished, but its answer was in the object store of a node that is gone:
+                    # Ray retries a task whose node died while it ran, not one whose result died.
+                    self.log(f"{item.run_id}: its answer was lost with its node; running it again")
+                    ref = self.task.remote(item.spec)
+                    continue
+                return Finished(item, error=f"{type(err).__name__}: {str(err)[:300]}")
+        if answer is None:
+            return Finished(item, held=True)
+        run_id, outcome, files = answer
         if run_id != item.run_id:
             return Finished(item, error=f"the node computed run id {run_id}: its task or card files differ")
         file_run(item.spec.out, run_id, files)

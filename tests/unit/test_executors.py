@@ -38,3 +38,13 @@ def test_a_shipped_run_replaces_a_cut_short_folder_whole(tmp_path):
     assert sorted(p.name for p in cut_short.iterdir()) == ["meta.json", "result.json", "steps.jsonl"]
     assert (cut_short / "steps.jsonl").read_text() == '{"index": 1}\n'
     assert [p.name for p in tmp_path.iterdir()] == ["run-a"]  # no partial folder left beside it
+
+
+def test_an_answer_lost_with_its_node_is_told_from_a_failed_run():
+    """Ray's errors for a result whose node is gone (the run is run again) against a run that failed."""
+    ray = pytest.importorskip("ray")
+    from impasse.runs.ray_executor import lost_with_a_node
+    for cls in (ray.exceptions.ObjectLostError, ray.exceptions.OwnerDiedError, ray.exceptions.NodeDiedError):
+        assert lost_with_a_node(Exception.__new__(cls)), cls
+    assert not lost_with_a_node(Exception.__new__(ray.exceptions.RayTaskError))
+    assert not lost_with_a_node(RuntimeError("the run failed"))
