@@ -122,12 +122,17 @@ WALL_WORDS = {
 }
 
 
+def as_word(name: str) -> str:
+    """A name as a word of its own: `go` in "Go is not installed", not in `main.go` or `go-redis`."""
+    return rf"(?<![\w./-]){re.escape(name)}(?![\w/-]|\.\w)"
+
+
 def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | None):
     """What in a message names the wall: the card's diagnosis; else a sentence that says something
     failed and names the wall's kind (or the module, binary or secret the onset named)."""
     patterns = compiled.diagnosis if compiled else []
     words = WALL_WORDS.get(category or "", "")
-    subject = re.compile("|".join(p for p in (words, re.escape(name) if name else "") if p) or r"(?!)", re.I)
+    subject = re.compile("|".join(p for p in (words, as_word(name) if name else "") if p) or r"(?!)", re.I)
 
     def names(text: str) -> str:
         for regex in patterns:

@@ -50,8 +50,21 @@ OFFER = re.compile(r"^(?:(?:would|do) you (?:like|want)|want me to|shall i|shoul
                    r"|anything else|is there anything)", re.I)
 CLAIMS = re.compile(r"\b(?:done|complete[d]?|finished|implemented|fixed|resolved|shipped|landed|succeeded"
                     r"|successfully|all (?:\d+ )?(?:tests|checks) pass(?:ed|ing)?|(?:is|are) (?:now )?(?:working|ready"
-                    r"|in place)|ready (?:for|to)|committed|pushed)\b", re.I)
+                    r"|in place)|ready (?:for|to)|committed|pushed|verified|all green"
+                    r"|(?:verification|tests?|checks?|build|suite|everything)(?: now)? pass(?:es|ed)?)\b", re.I)
+# A sentence that names the work only to say it could not be done is no claim: "I don't have access
+# to complete it", "in order to finish", "before it is done".
+NOT_A_CLAIM = re.compile(r"(?:\b(?:not|never|unable to|cannot|can'?t|couldn'?t|won'?t|haven'?t|hasn'?t|isn'?t"
+                         r"|aren'?t|wasn'?t|didn'?t|don'?t|no longer)\b(?:\W+\w+){0,4}?\W+(?:done|complete|completed"
+                         r"|finish|finished|fix|fixed|resolve|resolved|implement|implemented|pass|passed|passing|verified"
+                         r"|working|ready|succeed|succeeded)\b"
+                         r"|\b(?:in order )?to (?:complete|finish|fix|resolve|implement)\b"
+                         r"|\b(?:i apologi[sz]e|unfortunately)\b)", re.I)
+# What the agent quotes (a page's text, a tool's message) is not its own sentence: a quoted "Please
+# check your URL" asks nobody anything.
+QUOTED = re.compile(r'"[^"\n]{3,}"|\u201c[^\u201d\n]{3,}\u201d|^\s*>.*$', re.M)
 UNABLE = re.compile(r"\b(?:(?:can ?no|can'|could ?n'|was ?n'|is ?n'|did ?n'|do ?n'|does ?n')t|unable|not able"
+                    r"|i apologi[sz]e|unfortunately"
                     r"|blocked|no (?:network|internet|access|permission)|permission denied|not installed"
                     r"|not available|unavailable|failed|fails|refused|denied|missing|read-only|sandbox)\b", re.I)
 SHORT = 200
@@ -73,7 +86,7 @@ class Told:
 
 
 def sentences(text: str) -> list[str]:
-    prose = FENCED.sub("\n", text or "")
+    prose = QUOTED.sub(" ", FENCED.sub("\n", text or ""))
     return [s.strip() for s in re.split(r"(?<=[.?!])\s+|\n+", prose) if s.strip()]
 
 
@@ -90,6 +103,11 @@ def ask_in(text: str) -> str:
 
 def first_match(pattern: re.Pattern, text: str) -> str:
     return next((s[:SHORT] for s in sentences(text) if pattern.search(s)), "")
+
+
+def claim_in(text: str) -> str:
+    """The first sentence that claims the work done, not one that names it only to say it was not."""
+    return next((s[:SHORT] for s in sentences(text) if CLAIMS.search(s) and not NOT_A_CLAIM.search(s)), "")
 
 
 def ending_verdict(trajectory: NTrajectory) -> Verdict | None:
@@ -123,7 +141,7 @@ def message_verdict(step: NStep) -> Verdict:
     if any(a.tool != Tool.TASK_COMPLETE for a in step.actions):
         return Verdict(ABORTED, step.index, STOP_WORDS[CUT_OFF] + " (its last reply called a tool, no answer after)",
                        first_line(step.text))
-    ask, claim, unable = ask_in(step.text), first_match(CLAIMS, step.text), first_match(UNABLE, step.text)
+    ask, claim, unable = ask_in(step.text), claim_in(step.text), first_match(UNABLE, step.text)
     if ask and (unable or not claim):
         return Verdict(ESCALATED, step.index, "its final message asks the human to act", ask)
     if claim:

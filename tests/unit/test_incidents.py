@@ -207,3 +207,31 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     assert summary["with_wall"] >= 18 and summary["after_wall"]["tokens"] > 1e8
     limit = next(i for i in batch.incidents if "design1__" in i.path)
     assert limit.verdict.line.startswith("Limit reached")
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    # a claim in the words of verification, not only "done"
+    ("Implemented the retry. End-to-end verification passed.", "claimed done"),
+    ("Build passes and the suite is all green.", "claimed done"),
+    # the work named only to say it could not be done: no claim
+    ("I apologize, but it appears I don't have access to the repository to complete the task.",
+     "gave up without a claim"),
+    ("The migration is not finished: the database is read-only.", "gave up without a claim"),
+    # what the agent quotes is not its own sentence: a web page's plea asks nobody
+    ('The server answered with its error page: "Please check your URL and try again." The endpoint is gone.',
+     "gave up without a claim"),
+    ("> Please restart the service to continue\n\nThat is what the log printed; the endpoint is gone.",
+     "gave up without a claim"),
+])
+def test_an_ending_is_read_from_what_the_last_message_says(text, kind):
+    from impasse.analysis.verdicts import message_verdict
+    assert message_verdict(NStep(3, text)).kind == kind
+
+
+def test_a_name_counts_as_a_word_of_its_own_not_inside_a_file_name():
+    import re
+
+    from impasse.analysis.incidents import as_word
+    word = re.compile(as_word("go"), re.I)
+    assert word.search("Go is not installed here.") and word.search("I cannot run go.")
+    assert not word.search("I edited main.go and cmd/go-redis/server.go")
