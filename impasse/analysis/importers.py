@@ -11,6 +11,7 @@ from pathlib import Path
 
 from impasse.analysis.formats.atif import from_atif
 from impasse.analysis.formats.cecli import from_cecli, is_cecli_session
+from impasse.analysis.formats.chat_export import from_chat_export, is_chat_export
 from impasse.analysis.formats.claude_code import from_claude_code
 from impasse.analysis.formats.cli_facts import CLI_LOGS, cli_log
 from impasse.analysis.formats.codex import ITEM_TYPES, ROLLOUT_TYPES, from_codex
@@ -43,7 +44,8 @@ __all__ = ["FORMATS", "FOREIGN_SUFFIXES", "ImportProblem", "detect", "is_foreign
 READERS = {"mini-swe-agent": from_mini, "swe-agent": from_swe_agent, "atif": from_atif,
            "openhands": from_openhands, "claude-code": from_claude_code, "codex": from_codex,
            "codex-exec": from_codex_exec, "mini-swe-agent-console": from_console, "gemini-cli": from_gemini_cli,
-           "qwen-code": from_qwen_code, "opencode-json": from_opencode_json, "cecli": from_cecli}
+           "qwen-code": from_qwen_code, "opencode-json": from_opencode_json, "cecli": from_cecli,
+           "chat-export": from_chat_export}
 FORMATS = ("impasse", *READERS)
 JSONL_FORMATS = ("claude-code", "codex", "codex-exec", "gemini-cli", "qwen-code", "opencode-json")
 JSON_SUFFIXES = (".json", ".traj")
@@ -61,6 +63,8 @@ def detect_json(data) -> str:
         return "openhands" if any(is_event(e) for e in data[:50]) else "mini-swe-agent"
     if is_cecli_session(data):  # before mini-swe-agent's: its messages are chat messages too
         return "cecli"
+    if is_chat_export(data):  # before mini-swe-agent's too: chat messages with tool calls, no exit status
+        return "chat-export"
     if "messages" in data:
         return "mini-swe-agent"
     if "trajectory" in data and "info" in data:

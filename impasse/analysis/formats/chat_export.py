@@ -1,0 +1,112 @@
+"""Session exports that carry a `messages` list in OpenAI's chat form (`role: system|developer|user|
+assistant|tool`, an assistant's `tool_calls`, a tool message's `tool_call_id`), often beside a `meta`
+object: what tools that export Claude Code, Codex or opencode sessions write, on any platform.
+
+A step is a maximal run of consecutive assistant messages (an export may write a reply's text and
+each of its tool calls as messages of their own: still one model turn); its actions are every call's,
+each read by what its tool does (impasse's verdict tools through its MCP server, a shell, an edit, an
+ask, or any other tool by name); its observations the tool messages that follow, up to the next
+assistant message. System and developer messages are skipped, and so are a sub-agent's (a role
+other than the five). A user message is the human: it ends the run and is no observation. A tool
+result's exit status is the one it prints in the forms the agents print it; none where it prints none."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+from impasse.analysis.formats.common import (
+    ImportProblem,
+    bash_action,
+    edit_action,
+    json_arguments,
+    other_action,
+    text_of,
+    tool_kind,
+    verdict_action,
+    verdict_of,
+)
+from impasse.analysis.normal_form import COMMAND, OTHER, WRITE, Action, NStep, NTrajectory, Obs
+
+ROLES = ("system", "developer", "user", "assistant", "tool")
+# The exit status as the agents' shells print it: Claude Code's "Exit code 2", Codex's "Exit code: 2"
+# and `"exit_code": 2`, opencode's and others' "exited with code 2" / "Process exited with code 2".
+EXIT = re.compile(r"(?:\bexit(?:ed with)? code:?\s*|\"exit_code\"\s*:\s*|process exited with code\s*)(-?\d+)",
+                  re.I)
+COMMAND_KEYS = ("command", "cmd", "commands", "script", "input")
+PATH_KEYS = ("file_path", "path", "filePath", "filename", "file")
+CONTENT_KEYS = ("content", "new_string", "newString", "new_str", "text", "patch", "input")
+
+
+def is_chat_export(data) -> bool:
+    """A JSON object whose `messages` are chat messages with tool calls or tool results, and not a
+    mini-swe-agent trajectory (whose `info` holds its exit status)."""
+    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+        return False
+    info = data.get("info")
+    if isinstance(info, dict) and "exit_status" in info:
+        return False
+    return any(isinstance(m, dict) and (m.get("role") == "tool" or m.get("tool_calls")) for m in data["messages"])
+
+
+def command_of(args: dict) -> str:
+    value = next((args[k] for k in COMMAND_KEYS if k in args), "")
+    if isinstance(value, list):  # Codex's argv: ["bash", "-lc", "…"]
+        words = [str(v) for v in value]
+        return words[-1] if len(words) >= 3 and words[1] in ("-c", "-lc") else shlex.join(words)
+    return str(value)
+
+
+def call_action(name: str, args: dict) -> Action:
+    if verdict := verdict_action(name, args):
+        return verdict
+    kind = tool_kind(name, args)
+    if kind == COMMAND and (command := command_of(args)):
+        return bash_action(command)
+    path = next((args[k] for k in PATH_KEYS if k in args), None)
+    if kind == WRITE and path is not None:
+        return edit_action(path, next((args[k] for k in CONTENT_KEYS if k in args), ""))
+    return other_action(name, args)
+
+
+def tool_obs(message: dict, action: Action | None) -> Obs:
+    text = text_of(message.get("content")).replace("\r\n", "\n")
+    found = EXIT.search(text) if action is not None and action.kind == COMMAND else None
+    return Obs(text, int(found.group(1)) if found else None, kind=action.kind if action else OTHER)
+
+
+def export_steps(messages: list) -> list[NStep]:
+    steps: list[NStep] = []
+    calls: dict[str, Action] = {}  # tool call id → its action
+    previous = None  # the role of the last message read
+    for message in messages:
+        role = message.get("role") if isinstance(message, dict) else None
+        if role not in ROLES or role in ("system", "developer"):
+            continue  # a sub-agent's, or the harness's instructions
+        if role == "assistant":
+            if previous != "assistant":
+                steps.append(NStep(len(steps) + 1, ""))
+            step = steps[-1]
+            text = text_of(message.get("content"))
+            step.text = "\n".join(t for t in (step.text, text) if t)
+            for call in message.get("tool_calls") or []:
+                function = call.get("function") if isinstance(call, dict) else None
+                if isinstance(function, dict):
+                    action = call_action(str(function.get("name", "")), json_arguments(function.get("arguments")))
+                    calls[str(call.get("id"))] = action
+                    step.actions.append(action)
+        elif role == "tool" and steps and previous in ("assistant", "tool"):
+            steps[-1].observations.append(tool_obs(message, calls.get(str(message.get("tool_call_id")))))
+        previous = role
+    return steps
+
+
+def from_chat_export(data, path: Path) -> NTrajectory:
+    if not is_chat_export(data):
+        raise ImportProblem(f"{path}: not a session export (no `messages` with tool calls or tool results)")
+    steps = export_steps(data["messages"])
+    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    model = meta.get("model") or data.get("model")
+    return NTrajectory(run_id=path.stem, source="chat-export", path=str(path), model=str(model or "unknown"),
+                       condition=None, task=path.stem, steps=steps, ending=verdict_of(steps))

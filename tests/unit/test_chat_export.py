@@ -1,0 +1,58 @@
+"""Session exports that carry a `messages` list (LABELING.md convention 7), written as the exporters of
+Claude Code, Codex and opencode sessions write them: recognised before mini-swe-agent's trajectories,
+one step per run of assistant messages, observations up to the next assistant message, a user
+message ending the run, system, developer and sub-agent messages skipped, exit codes where printed."""
+
+from __future__ import annotations
+
+import json
+
+from impasse.analysis.formats.chat_export import from_chat_export, is_chat_export
+from impasse.analysis.importers import detect
+from impasse.analysis.normal_form import COMMAND
+from impasse.vocabulary import Tool
+
+
+def call(id_: str, name: str, arguments: dict) -> dict:
+    return {"id": id_, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+EXPORT = {
+    "meta": {"agent": "claude-code", "model": "claude-sonnet-4-5", "platform": "win32"},
+    "messages": [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Run the tests and fix the failure."},
+        # one model turn written as three messages: its text, then each tool call
+        {"role": "assistant", "content": "Let me run the tests."},
+        {"role": "assistant", "content": None, "tool_calls": [call("c1", "Bash", {"command": "pytest -q"})]},
+        {"role": "assistant", "content": None, "tool_calls": [call("c2", "Read", {"file_path": "src/app.py"})]},
+        {"role": "tool", "tool_call_id": "c1", "content": "Exit code 127\nbash: pytest: command not found"},
+        {"role": "tool", "tool_call_id": "c2", "content": [{"type": "text", "text": "import os\n"}]},
+        {"role": "subagent", "content": "Explored 3 files."},
+        {"role": "assistant", "content": "Trying the module form.",
+         "tool_calls": [call("c3", "shell", {"command": ["bash", "-lc", "python3 -m pytest -q"]})]},
+        {"role": "tool", "tool_call_id": "c3", "content": '{"output": "No module named pytest", "exit_code": 1}'},
+        {"role": "user", "content": "Any luck?"},
+        {"role": "tool", "tool_call_id": "c9", "content": "a late result after the human spoke"},
+        {"role": "assistant", "content": "pytest is not installed here. Could you install it?"},
+    ],
+}
+
+
+def test_an_export_is_recognised_and_a_mini_swe_agent_trajectory_is_not_taken_for_one():
+    assert is_chat_export(EXPORT) and detect(EXPORT) == "chat-export"
+    mini = {"info": {"exit_status": "Submitted"}, "messages": [{"role": "assistant", "content": "```bash\nls\n```"},
+                                                               {"role": "user", "content": "<output>a</output>"}]}
+    assert not is_chat_export(mini) and detect(mini) == "mini-swe-agent"
+
+
+def test_steps_observations_and_exit_codes_follow_the_convention(tmp_path):
+    trajectory = from_chat_export(EXPORT, tmp_path / "session.json")
+    assert trajectory.model == "claude-sonnet-4-5" and trajectory.source == "chat-export"
+    first, second, third = trajectory.steps
+    assert first.text == "Let me run the tests." and [a.tool for a in first.actions] == [Tool.BASH, "other"]
+    assert first.actions[0].command == "pytest -q"
+    assert [(o.exit_code, o.kind) for o in first.observations] == [(127, COMMAND), (None, "read")]
+    assert second.actions[0].command == "python3 -m pytest -q" and second.observations[0].exit_code == 1
+    assert third.observations == [] and "Could you install it?" in third.text  # after the human: none
+    assert [s.index for s in trajectory.steps] == [1, 2, 3]
