@@ -85,8 +85,10 @@ def unique_basenames(files: tuple[str, ...]) -> list[str]:
 
 
 def mentions(text: str, thing: str) -> bool:
-    """`thing` occurs in `text` as a whole word or path (not inside a longer name)."""
-    return re.search(rf"(?<![\w/.-]){re.escape(thing)}(?![\w/-])", text) is not None
+    """`thing` occurs in `text` as a whole word or path (not inside a longer name), or as the host of
+    a URL (`https://pricing.internal:8443/rates` names `pricing.internal`)."""
+    name = re.escape(thing)
+    return re.search(rf"(?<![\w/.-]){name}(?![\w/-])|(?<=://){name}(?![\w.-])", text) is not None
 
 
 def named_object(card: Card, task: Task, files: tuple[str, ...], text: str) -> str | None:

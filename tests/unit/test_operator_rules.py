@@ -137,3 +137,12 @@ def test_a_card_whose_signature_has_no_pattern_and_no_status_is_refused(tmp_path
     (tmp_path / "oom_kill.yaml").write_text(text)
     with pytest.raises(DocumentError, match="would match everything"):
         load_card(tmp_path / "oom_kill.yaml", tmp_path)
+
+
+def test_an_object_is_named_as_the_host_of_a_url_and_not_inside_a_longer_name():
+    from impasse.operator.rules import mentions
+    assert mentions("curl https://pricing.internal:8443/rates fails: certificate has expired", "pricing.internal")
+    assert mentions("GET http://pricing.internal/rates refused", "pricing.internal")
+    assert not mentions("https://api.pricing.internal.example/rates", "pricing.internal")
+    assert not mentions("see https://example.org/pricing.internal/x", "pricing.internal")
+    assert mentions("pricing.internal is down", "pricing.internal")
