@@ -52,6 +52,7 @@ def split_sections(output: str, boundary: str) -> dict[str, str]:
     return answers
 
 
+KEEP_BYTES = 64 * 1024**2  # what of an answer is kept: a base tree or a file's base content whole
 BLOB_LIMIT = 200  # changed files whose base is read; beyond it, a changed file is read whole
 
 
@@ -64,7 +65,7 @@ def blob_questions(blob_ids: list[str]) -> dict[str, str]:
 def base_blobs(box: Sandbox, blob_ids: list[str], timeout: int = 120) -> dict[str, str]:
     """The base commit's content of changed files, by blob id (text; undecodable bytes replaced)."""
     asked = blob_questions(blob_ids)
-    answers = sectioned(box, asked, timeout=timeout, keep_bytes=64 * 1024**2) if asked else {}
+    answers = sectioned(box, asked, timeout=timeout, keep_bytes=KEEP_BYTES) if asked else {}
     return {name.removeprefix("blob:"): text for name, text in answers.items()}
 
 
@@ -76,7 +77,7 @@ def base_tree_of(box: Sandbox, base: str) -> str:
     anything: what the scan compares the work tree against never depends on the repository the agent
     leaves (it may have broken it, rewritten it or pointed it elsewhere)."""
     if base not in BASE_TREES:
-        listing = sectioned(box, {"tree": f"{GIT} ls-tree -r --full-tree {base}"}, keep_bytes=64 * 1024**2)
+        listing = sectioned(box, {"tree": f"{GIT} ls-tree -r --full-tree {base}"}, keep_bytes=KEEP_BYTES)
         if not listing.get("tree", "").strip():
             return ""  # not remembered: the end of the run asks again
         if len(BASE_TREES) > 256:

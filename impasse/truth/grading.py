@@ -118,8 +118,9 @@ def read_run(request: GradingRequest, result: ExecResult) -> TestRun:
         if result.exit_code == 0:
             tampering.append(("exited-early", "the test process ended with 0 before pytest finished"))
         return TestRun(set(), result.exit_code, tail, result.duration, list(dict.fromkeys(tampering)))
-    passed = streamed_passes(lines.phases) & set(request.tests)
-    tampering += summary_tampering(summaries, lines.phases, passed, request)
+    streamed = streamed_passes(lines.phases)
+    passed = streamed & set(request.tests)
+    tampering += summary_tampering(summaries, streamed, passed, request)
     printed = set(PASSED_LINE.findall(output)) & set(request.tests) - passed
     if printed:
         tampering.append(("report-printed", f"the output says PASSED for {len(printed)} test(s) pytest did not "
@@ -159,9 +160,10 @@ def streamed_passes(phases: dict[str, dict[str, str]]) -> set[str]:
             if whens.get("call") == "passed" and all(o == "passed" for o in whens.values())}
 
 
-def summary_tampering(summaries: list[dict], phases: dict[str, dict[str, str]], passed: set[str],
+def summary_tampering(summaries: list[dict], streamed: set[str], passed: set[str],
                       request: GradingRequest) -> list[tuple[str, str]]:
-    """What the summary and the streamed phases say of the tripwires and of each other."""
+    """What the summary and the streamed phases say of the tripwires and of each other; `streamed`:
+    every node id the phases passed, `passed`: those of them the request asked for."""
     summary = summaries[-1]
     found = [(str(route), str(evidence)) for route, evidence in summary.get("tamper", [])]
     if len(summaries) > 1:
@@ -170,7 +172,7 @@ def summary_tampering(summaries: list[dict], phases: dict[str, dict[str, str]], 
     if claimed != passed:
         found.append(("result-rewritten", f"the summary says {len(claimed)} of the tests passed, the phases sent "
                                           f"as they ran say {len(passed)}"))
-    tripped = [n for n in phases if n.endswith("::" + request.tripwire) and n in streamed_passes(phases)]
+    tripped = sorted(n for n in streamed if n.endswith("::" + request.tripwire))
     if tripped and not any(route == "tripwire-passed" for route, _ in found):
         found.append(("tripwire-passed", f"{len(tripped)} tripwire test(s), which must fail, were reported passed "
                                          f"(e.g. {tripped[0]})"))

@@ -57,5 +57,5 @@ def clear_process_table(box: Sandbox) -> str | None:
             box.exec("kill -9 -1", user=AGENT_USER, timeout=30)
     finally:
         set_pids_limit(box, limit)
-    return (f"the agent left {count} processes running (still multiplying, against the container's limit of "
-            f"{limit}); they were killed before the truth was read")
+    return (f"the agent left {count} processes running against the container's limit of {limit}; they were "
+            "killed before the truth was read")

@@ -58,7 +58,6 @@ class WorkspaceFacts:
     untracked: list[str]
     committed: bool | None  # None when the task does not ask for a commit
     diff: str  # as an agent's exec would show it: head and tail
-    full_diff: str = ""  # whole, for the tampering scan (never recorded)
     base_tree: str = ""  # `git ls-tree -r` of the base commit: what the work tree started as
     sourceless: list[str] = field(default_factory=list)  # bytecode outside __pycache__: a module with no source
     base_texts: dict[str, str] = field(default_factory=dict)  # blob id → the base content of a changed file
@@ -107,7 +106,6 @@ def read_facts(env: LiveEnvironment, base: str, commit: bool, blobs: list[str] =
         untracked=untracked_of(answers.get("untracked", "")),
         committed=answers.get("committed", "").strip() == "yes" if commit else None,
         diff=agent_sized(answers.get("diff", "")),
-        full_diff=answers.get("diff", ""),
         base_tree=answers.get("base_tree", ""),
         sourceless=[f.removeprefix("/workspace/") for f in answers.get("sourceless", "").split("\n") if f],
         base_texts={name.removeprefix("blob:"): text for name, text in answers.items() if name.startswith("blob:")},

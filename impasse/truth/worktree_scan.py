@@ -136,31 +136,38 @@ def lines_added(before: str, after: str) -> list[str]:
     return [line for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("insert", "replace") for line in new[j1:j2]]
 
 
-def changed_bases(worktree_tar: bytes, base_tree: dict[str, str]) -> list[str]:
-    """The base blob ids of the tracked files the work tree changed: what the scan needs to read."""
-    return [base_tree[item.path] for item in tree_files(worktree_tar)
-            if item.path in base_tree and base_tree[item.path] != blob_id(item.data)]
+def differing(worktree_tar: bytes, base_tree: dict[str, str]) -> list[TreeFile]:
+    """The work tree's files that are new or differ from the base commit's: read once per truth, and
+    what the scan, the base blobs to fetch and the audit's file list are all taken from."""
+    return [item for item in tree_files(worktree_tar) if base_tree.get(item.path) != blob_id(item.data)]
 
 
-def agent_files(worktree_tar: bytes, base_tree: dict[str, str], test_paths: tuple[str, ...]) -> tuple[str, ...]:
+def changed_bases(changed: list[TreeFile], base_tree: dict[str, str]) -> list[str]:
+    """The base blob ids of the tracked files among `changed`: what the scan needs to read."""
+    return [base_tree[item.path] for item in changed if item.path in base_tree]
+
+
+def agent_files(changed: list[TreeFile], test_paths: tuple[str, ...]) -> tuple[str, ...]:
     """The Python files the agent changed or added, outside the task's tests: what the grader's audit
     hook judges code by (the project's own files, as the base commit has them, are not the agent's)."""
-    return tuple(sorted(item.path for item in tree_files(worktree_tar)
-                        if item.path.endswith(".py") and not in_tests(item.path, test_paths)
-                        and base_tree.get(item.path) != blob_id(item.data)))
+    return tuple(sorted(item.path for item in changed
+                        if item.path.endswith(".py") and not in_tests(item.path, test_paths)))
 
 
 def scan_worktree(worktree_tar: bytes, base_tree: dict[str, str], base_texts: dict[str, str],
                   test_paths: tuple[str, ...]) -> list[Found]:
-    """Every new or changed file of the work tree (as the grader receives it) read for tampering:
-    tracked files by the lines they add to the base commit's (`base_texts`, by blob id: content the
+    """Every new or changed file of the work tree (as the grader receives it) read for tampering."""
+    return scan_changed(differing(worktree_tar, base_tree), base_tree, base_texts, test_paths)
+
+
+def scan_changed(changed: list[TreeFile], base_tree: dict[str, str], base_texts: dict[str, str],
+                 test_paths: tuple[str, ...]) -> list[Found]:
+    """Tracked files by the lines they add to the base commit's (`base_texts`, by blob id: content the
     agent cannot rewrite, where git's own diff runs the repository's filters), new ones whole. A
     changed file whose base could not be read is read whole."""
     found: list[Found] = []
-    for item in tree_files(worktree_tar):
+    for item in changed:
         base = base_tree.get(item.path)
-        if base == blob_id(item.data):
-            continue
         if base in base_texts:
             lines = lines_added(base_texts[base], text_of(item.data))
         else:  # new, or its base unreadable: all of it

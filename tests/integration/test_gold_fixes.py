@@ -14,8 +14,8 @@ from impasse.catalog.tasks import load_tasks
 from impasse.infra.environment import open_environment
 from impasse.infra.layers import stage
 from impasse.infra.sandbox import file_tar
+from impasse.proving.validation import fix_files
 from impasse.truth.grading import run_tests
-from impasse.truth.worktree_scan import added_lines
 
 pytestmark = pytest.mark.docker
 
@@ -44,7 +44,6 @@ def test_the_gold_fix_passes_the_graders_runner(api, task):
         assert applied.exit_code == 0, applied.output
         tests = task.fail_to_pass + task.pass_to_pass[:10]
         # The fix's files are the agent's: the runner's audit hook judges their code, as in a grading
-        fixed = tuple(sorted({p for p in added_lines(task.fix_patch.read_text()) if p.endswith(".py")}))
-        run = run_tests(env.box, tests, task.test_paths, aimed=task.fail_to_pass, agent_files=fixed)
+        run = run_tests(env.box, tests, task.test_paths, aimed=task.fail_to_pass, agent_files=fix_files(task))
     assert not run.tampering, run.tampering
     assert set(tests) <= run.passed, run.output_tail
