@@ -10,13 +10,12 @@ This needs the engine on this host, as every run here has it."""
 
 from __future__ import annotations
 
-import contextlib
 import subprocess
 
 import docker
 import docker.errors
 
-from impasse.infra.sandbox import HARDENING, Sandbox
+from impasse.infra.sandbox import HARDENING, Sandbox, remove_container
 
 RESTORE_LIMIT = 512 * 1024**2  # what a package's files come to, with room: a runaway listing stops here
 # Each listed path that exists and is not a folder (tar adds the folders it needs), without symlinks
@@ -56,8 +55,7 @@ def files_from(api: docker.DockerClient, image: str, listing: str, labels: dict[
     except docker.errors.APIError as error:
         raise LiftError(f"reading the control image's files: {error}") from error
     finally:
-        with contextlib.suppress(docker.errors.APIError):
-            container.remove(force=True)
+        remove_container(container)
     if code != 0 or not out:
         raise LiftError(f"the control image's files could not be read (exit {code}): {(err or b'').decode()[-300:]}")
     if len(out) > RESTORE_LIMIT:

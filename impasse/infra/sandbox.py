@@ -245,12 +245,26 @@ def open_sandbox(api: docker.DockerClient, spec: SandboxSpec) -> Iterator[Sandbo
         remove_container(container)
 
 
-def remove_container(container: Container) -> None:
-    try:
-        container.remove(force=True, v=True)
-    except docker.errors.APIError as err:  # gone, or being removed by someone else: either way, gone
-        if err.status_code not in (404, 409):
-            raise
+REMOVAL_PATIENCE = 120.0  # seconds: a loaded engine can take long to kill and unmount a container
+
+
+def remove_container(container: Container, patience: float = REMOVAL_PATIENCE) -> None:
+    """Force-removed, and gone when this returns. The engine answers 409 while a removal is under way
+    (someone else's, or one it gave up on half-way) and 5xx when it could not kill or unmount in time:
+    both are waited out and tried again, so nothing of a run outlives it."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            container.remove(force=True, v=True)
+            return
+        except docker.errors.NotFound:
+            return
+        except docker.errors.APIError as err:
+            if err.status_code != 409 and not err.is_server_error():
+                raise
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(0.5)
 
 
 def owner_of(uid: str) -> str | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -42,20 +43,25 @@ def busy_endpoint(request):
     server.shutdown()
 
 
-def relay_folders() -> set[Path]:
-    return set(Path(tempfile.gettempdir()).glob(f"{RELAY_PREFIX}*"))
+@pytest.fixture
+def private_tmp():
+    """The run's temporary folder its own (short: a socket path has a length limit), so that no
+    external run of another test sweeps this run's relay folder before this test looks for it."""
+    folder = Path(tempfile.mkdtemp(prefix="ik"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.parametrize("busy_endpoint", list(SHELLS), indirect=True)
-def test_sigkill_of_an_external_agent_run_leaves_valid_records_and_gc_reaps(api, tmp_path, busy_endpoint):
+def test_sigkill_of_an_external_agent_run_leaves_valid_records_and_gc_reaps(api, tmp_path, busy_endpoint,
+                                                                           private_tmp):
     agent, url = busy_endpoint
-    before = relay_folders()
     proc = subprocess.Popen(
         [sys.executable, "-m", "impasse", "run", "--agent", agent, "--model", "openai:slow",
          "--base-url", url, "--condition", "chown_root", "--task", TASK, "--seed", "7",
          "--out", str(tmp_path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint,
-        env={**os.environ, "OPENAI_API_KEY": "sk-local-endpoint"})
+        env={**os.environ, "OPENAI_API_KEY": "sk-local-endpoint", "TMPDIR": str(private_tmp)})
     try:
         run_dir = wait_for_steps(tmp_path, 1)
     except AssertionError:
@@ -73,6 +79,6 @@ def test_sigkill_of_an_external_agent_run_leaves_valid_records_and_gc_reaps(api,
     done = subprocess.run([sys.executable, "-m", "impasse", "gc", "--stale"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert labelled(api, run_dir.name) == []  # ... so gc does
-    left = relay_folders() - before  # and the relay's socket folder, which the next external run sweeps
-    swept = set(sweep_stale_relays(older_than=0))  # (a run beside this one keeps its own: its socket answers)
-    assert left & swept and not any(folder.exists() for folder in swept)
+    left = set(private_tmp.glob(f"{RELAY_PREFIX}*"))  # and the relay's socket folder, which the next
+    swept = set(sweep_stale_relays(str(private_tmp), older_than=0))  # external run sweeps
+    assert left and left == swept and not any(folder.exists() for folder in swept)

@@ -4,6 +4,7 @@ container inherits `impasse=1` from the base image's labels and must survive a c
 from __future__ import annotations
 
 import os
+import threading
 
 import docker.errors
 import pytest
@@ -52,3 +53,29 @@ def test_the_containers_of_runs_that_are_over_go_even_with_a_live_pid(api, base)
         for container in (over, other):
             if exists(api, container):
                 remove_container(container)
+
+
+def test_a_container_removed_twice_at_once_is_gone_when_either_removal_returns(api, base):
+    """The engine answers the second of two concurrent removals 409 while the first is still under
+    way: that removal too returns only once the container is gone (a run's containers are gone when
+    its episode returns, whoever else, a gc beside it, is removing them)."""
+    containers = [api.containers.run(base, ["sleep", "60"], detach=True, labels={"impasse": "1"})
+                  for _ in range(4)]
+    still_there: list[str] = []
+
+    def remove(container) -> None:
+        remove_container(container)
+        if exists(api, container):
+            still_there.append(container.short_id)
+
+    try:
+        threads = [threading.Thread(target=remove, args=(c,)) for c in containers for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert still_there == []
+    finally:
+        for container in containers:
+            if exists(api, container):
+                container.remove(force=True)
