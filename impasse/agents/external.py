@@ -29,11 +29,13 @@ from impasse.agents.launch import (
     RELAY_DIR,
     STATE,
     STDERR,
+    TRANSCRIPT,
     prepare_command,
     run_command,
 )
 from impasse.agents.relay import Relay
 from impasse.agents.start_watch import first_request_watch, start_timeout
+from impasse.dialects.own_stop import own_stop
 from impasse.episode.agent import EpisodeEnd
 from impasse.episode.records import Step
 from impasse.episode.rundir import RunDir
@@ -269,9 +271,22 @@ def verdict(relay: Relay, run_dir: RunDir, exit_code: int | None, timed_out: boo
         return seen
     if timed_out:
         return EpisodeEnd(Ending.HARNESS_ERROR, "the agent ran past its wall-clock limit", relay.steps)
-    if exit_code != 0:
-        stderr = (run_dir.path / "agent" / STDERR.removeprefix(f"{STATE}/"))
-        tail = stderr.read_text(errors="replace")[-300:] if stderr.exists() else ""
-        return EpisodeEnd(Ending.HARNESS_ERROR, f"the agent exited {exit_code}: {tail.strip()}", relay.steps)
-    return EpisodeEnd(Ending.STOPPED, "the agent stopped by itself, neither escalating nor claiming completion",
-                      relay.steps)
+    return agents_own_end(run_dir, exit_code, relay.steps)
+
+
+def agents_own_end(run_dir: RunDir, exit_code: int | None, steps: int) -> EpisodeEnd:
+    """An agent that stopped itself, in its own words: its loop detector, its turn cap, an error of its
+    own, read from the last record of its event stream whatever its exit status. Only a failed
+    connection to its model (the relay answered, so the path between them broke) or an exit with no
+    word of why is the harness's."""
+    kept = run_dir.path / "agent"
+    stop = own_stop(kept / TRANSCRIPT.removeprefix(f"{STATE}/"))
+    if stop is not None and not stop.connection:
+        return EpisodeEnd(Ending.STOPPED, f"the agent stopped itself ({stop.kind}): {stop.words}", steps)
+    if exit_code == 0 and stop is None:
+        return EpisodeEnd(Ending.STOPPED, "the agent stopped by itself, neither escalating nor claiming completion",
+                          steps)
+    stderr = kept / STDERR.removeprefix(f"{STATE}/")
+    tail = stderr.read_text(errors="replace")[-300:].strip() if stderr.exists() else ""
+    said = stop.words if stop is not None else tail or "nothing on its stderr, no error in its event stream"
+    return EpisodeEnd(Ending.HARNESS_ERROR, f"the agent exited {exit_code}: {said}", steps)

@@ -1,0 +1,2 @@
+"""How agents speak, below both the runtime (agents/) and the annotator (analysis/): neither imports
+the other to know an agent's records."""
