@@ -92,3 +92,24 @@ def test_a_torn_last_line_and_plain_text_are_passed_over(tmp_path):
 
 def test_no_stream_is_no_stop(tmp_path):
     assert own_stop(tmp_path / "absent.jsonl") is None
+
+
+def test_a_foreign_stream_json_that_ends_on_the_agents_own_error_reads_as_halted(tmp_path):
+    """The annotator reads the same record in a session someone else ran (Claude Code's stream-json
+    shape, which Qwen Code prints): the agent halted itself, with its words as the line read."""
+    from impasse.analysis.importers import load_foreign
+    from impasse.analysis.verdicts import GAVE_UP, verdict_of
+
+    records = [
+        {"type": "system", "subtype": "init", "session_id": "s1"},
+        {"type": "assistant", "session_id": "s1", "message": {"id": "m1", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "run_shell_command", "input": {"command": "pytest -q"}}]}},
+        {"type": "user", "session_id": "s1", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "OSError: [Errno 28] No space left on device"}]}},
+        STOPS["qwen-loop"][0],
+    ]
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    verdict = verdict_of(load_foreign(path))
+    assert verdict.kind == GAVE_UP and "halted itself" in verdict.how
+    assert verdict.line.startswith("A potential loop was detected")

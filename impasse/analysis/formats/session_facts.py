@@ -16,12 +16,14 @@ from impasse.analysis.formats.common import text_of
 from impasse.analysis.session_log import (
     API_ERROR,
     CONTEXT,
+    HALTED,
     INTERRUPTED,
     MAX_TURNS,
     USAGE_LIMIT,
     SessionLog,
     StepFacts,
 )
+from impasse.dialects.own_stop import OwnStop, stop_of
 
 CONTEXT_WORDS = re.compile(r"prompt is too long|context (?:window|length)|ran out of room|too many tokens", re.I)
 LIMIT_WORDS = re.compile(r"limit reached|usage limit|out of (?:extra )?usage|rate.?limit|quota|exhausted your capacity"
@@ -47,6 +49,16 @@ def failure_stop(text: str) -> str:
     if CONTEXT_WORDS.search(text):
         return CONTEXT
     return USAGE_LIMIT if LIMIT_WORDS.search(text) else API_ERROR
+
+
+def own_stop_kind(stop: OwnStop) -> str:
+    """An error the agent itself recorded as its end: of its model's endpoint, a full context, a spent
+    limit, or else the agent halting itself (a loop detector, a failure of its own)."""
+    if stop.connection:
+        return API_ERROR
+    if CONTEXT_WORDS.search(stop.words):
+        return CONTEXT
+    return USAGE_LIMIT if LIMIT_WORDS.search(stop.words) else HALTED
 
 
 def first_line(text: str) -> str:
@@ -119,6 +131,8 @@ def claude_stop(records: list[dict], log: SessionLog) -> None:
                 else log.total_usd
             if record.get("subtype") == "error_max_turns" and not log.stop:
                 log.stop, log.stop_line = MAX_TURNS, f"result: error_max_turns after {record.get('num_turns')} turns"
+            elif (halt := stop_of(record)) is not None and not log.stop:  # Qwen Code's loop detector, its errors
+                log.stop, log.stop_line = own_stop_kind(halt), first_line(halt.words)
             continue
         message = record.get("message") if isinstance(record.get("message"), dict) else None
         if kind == "assistant" and message:
