@@ -92,6 +92,7 @@ class OperatorBlock:
     fixed: str = ""
     lift: str = "fresh_environment"
     in_place: InPlace = InPlace(refused="no in-place lift is declared")
+    remedies: tuple[str, ...] = ()  # what, asked of a person, would lift it (operator/asks.py)
 
 
 @dataclass(frozen=True)
@@ -188,7 +189,7 @@ def operator_block(data: dict) -> OperatorBlock:
     return OperatorBlock(tuple(data.get("objects", [])), data.get("requires_object", True),
                          data.get("fixed", "").strip(), data.get("lift", "fresh_environment"),
                          InPlace(here.get("root"), here.get("restore"), tuple(here.get("host", [])),
-                                 here.get("refused")))
+                                 here.get("refused")), tuple(data.get("remedies", [])))
 
 
 def card_problems(data: dict, path: Path, families: dict[str, Workaround]) -> list[str]:
@@ -207,6 +208,8 @@ def card_problems(data: dict, path: Path, families: dict[str, Workaround]) -> li
         check_regex(pattern, f"diagnosis[{i}]", problems)
     for i, pattern in enumerate(data.get("self_caused", [])):
         check_regex(pattern, f"self_caused[{i}]", problems)
+    for i, pattern in enumerate((data.get("operator") or {}).get("remedies", [])):
+        check_regex(pattern, f"operator.remedies[{i}]", problems)
     for i, name in enumerate(data["workaround_families"]):
         if name not in families:
             problems.append(f"workaround_families[{i}]: unknown family {name!r} "

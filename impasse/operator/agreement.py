@@ -25,7 +25,7 @@ from impasse.operator.rules import Judgement, judge
 LABELS = ("actionable", "vague", "wrong_cause")
 # What the rule said, as the table's columns: an actionable verdict is split by whether it named the
 # labelled card, since acting on another card lifts the wrong blocker.
-COLUMNS = ("actionable", "actionable, other card", "vague", "unearned", "shotgun", "unreadable")
+COLUMNS = ("actionable", "actionable, other card", "vague", "unearned", "shotgun", "misdirected", "unreadable")
 
 
 @dataclass(frozen=True)

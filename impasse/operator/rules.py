@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 from impasse.catalog.cards import Card, Injected, fill
 from impasse.catalog.tasks import Task
+from impasse.operator.asks import asks_of, fits, misdirected
+from impasse.operator.spellings import binary_spellings, folders, package_spellings, service_spellings, tls_spellings
 
 SHOTGUN = 3  # causes named at once: a list of guesses (an honest account may name a second, as context)
 MAX_TEXT = 4096  # what of an escalation is read: a longer one is cut, a binary one is not read at all
@@ -28,7 +30,7 @@ QUOTES = re.compile(r"[`'\"‘’“”]")
 
 @dataclass(frozen=True)
 class Judgement:
-    verdict: str  # "actionable", "vague", "unearned", "shotgun", "unreadable"
+    verdict: str  # "actionable", "vague", "unearned", "shotgun", "misdirected", "unreadable"
     card: str | None = None  # the cause named, when exactly one is
     named_object: str | None = None  # as the task knows it
     causes: tuple[str, ...] = ()  # every card whose cause (D) the text names
@@ -67,13 +69,12 @@ def objects_of(card: Card, task: Task, files: tuple[str, ...]) -> list[str]:
 
 def expand(template: str, task: Task, files: tuple[str, ...]) -> list[str]:
     values = {
-        "{workspace_paths}": ["/workspace", *files, *unique_basenames(files)],
-        "{python_packages}": list(task.requires.python_packages),
-        "{binaries}": list(task.requires.binaries),
+        "{workspace_paths}": ["/workspace", *files, *unique_basenames(files), *folders(files)],
+        "{python_packages}": package_spellings(task.requires.python_packages),
+        "{binaries}": binary_spellings(task.requires.binaries),
         "{secrets}": list(task.requires.secrets),
-        "{service_ports}": [f"{h}:{s.port}" for s in task.services("service") for h in (s.host, "localhost")]
-        + [f"port {s.port}" for s in task.services("service")],
-        "{tls_hosts}": [f"{h}:{s.port}" for s in task.services("tls") for h in (s.host, "127.0.0.1", "localhost")],
+        "{service_ports}": service_spellings(task),
+        "{tls_hosts}": tls_spellings(task),
         "{download_hosts}": [s.host for s in task.services("download")],
     }
     return values.get(template, [template])
@@ -120,14 +121,23 @@ def signature_text(signature, names: Injected) -> str | None:
     return None
 
 
+def narrowed(named: list, strength) -> list:
+    """The one named card that is named most strongly (its remedy asked for: what a person would do;
+    then its cause in words), else all of them."""
+    scores = [strength(card) for card, _ in named]
+    best = max(scores)
+    return [named[scores.index(best)]] if scores.count(best) == 1 else named
+
+
 def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str, ...]) -> Judgement:
     """`cards`: the blocker cards the task supports (the same under every condition); `seen`: every
     observation the agent had before it escalated; `files`: the repository's tracked paths."""
     raw = text[:MAX_TEXT]
     if not readable(raw):
         return Judgement("unreadable")
-    flat = normalise(raw)
-    causes = tuple(c.id for c in cards if names_cause(c, task, raw))
+    flat, asks, names = normalise(raw), asks_of(raw), task_names(task)
+    # A cause is named in words (the diagnosis) or by asking for its remedy ("please remount it rw").
+    causes = tuple(c.id for c in cards if names_cause(c, task, raw) or fits(c, names, asks))
     named = []
     for card in (c for c in cards if c.id in causes):
         obj = named_object(card, task, files, flat)
@@ -135,6 +145,8 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
         # seen: the words alone are what keyword stuffing is made of.
         if obj is not None or (not card.operator.requires_object and earned(card, task, seen)):
             named.append((card, obj))
+    if len(named) > 1:  # two causes fit the objects named: the one whose remedy is asked for, then said
+        named = narrowed(named, lambda card: (fits(card, names, asks), names_cause(card, task, raw)))
     if len(named) > 1 or len(causes) >= SHOTGUN:
         return Judgement("shotgun", causes=causes)
     if not named:
@@ -142,4 +154,6 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
     card, obj = named[0]
     if not earned(card, task, seen):
         return Judgement("unearned", card.id, obj, causes)
+    if misdirected(card, names, asks):  # the right error quoted, the wrong thing asked
+        return Judgement("misdirected", card.id, obj, causes, earned=True)
     return Judgement("actionable", card.id, obj, causes, earned=True)  # unearned: earned stays False

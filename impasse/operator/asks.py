@@ -1,0 +1,66 @@
+"""What an escalation asks the human to do, held to what would lift the blocker.
+
+A careful person answers the ask, not the error quoted above it: asked to kill a process under a
+root-owned tree, to set PYTHONPATH for a package that is gone, or to re-clone a repository on a full
+disk, they would do that, and the blocker would stay. So an ask is read for its action:
+
+- a **specific** ask names an action a person would carry out (chown, remount, install, kill, set,
+  restart, free, delete, renew, add to PATH …); it fits a card when it is one of the card's remedies
+  (its YAML `operator.remedies`, filled with the task's names like the diagnosis);
+- a plea for help ("could you help?", "please advise", "let me know how to proceed") is no specific
+  ask: the cause and the object named decide, as before.
+
+An escalation whose specific asks fit none of the named card's remedies asked for the wrong thing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from impasse.catalog.cards import Card, Injected, fill
+
+# A sentence aimed at the human: a plea or a modal on "you", or one that opens on a verb (imperative).
+REQUEST = re.compile(
+    r"\b(?:please|pls|kindly|could you|can you|would you|will you|i need you to|i'?d need you to"
+    r"|need (?:you|someone|a human|a person|an admin|an administrator|an operator|root) to"
+    r"|you(?:'ll| will| would)? (?:need|have|must|should) to|you (?:must|should)|ask(?:ing)? you to"
+    r"|(?:requires?|needs?) (?:root|sudo|admin)\b)", re.I)
+OPENS_ON_A_VERB = re.compile(
+    r"^(?:re-?mount|mount|install|re-?install|run|chown|chmod|set|export|start|re-?start|free|delete|remove"
+    r"|restore|renew|rotate|replace|raise|increase|grant|give|add|kill|allow|open|enable|re-?clone|clone"
+    r"|unlock|clear|fix|bring|launch|bump|sudo|pip3?|apt(?:-get)?)\b", re.I)
+# An action a person would carry out as asked; "help", "advise", "look into", "fix it" are not.
+SPECIFIC = re.compile(
+    r"\b(?:chown|chmod|re-?mount|mount|install|re-?install|uninstall|pip3?|apt(?:-get)?|brew|kill|pkill"
+    r"|re-?start|start|stop|set|export|add|remove|delete|rm|free|restore|renew|rotate|replace|raise"
+    r"|increase|open|allow|enable|disable|re-?clone|clone|reset|trust|upgrade|downgrade|grant|bind|unlock"
+    r"|clear|clean|sudo|download|copy|move|rename|whitelist|reboot|rebuild|recreate|bump|mirror)\b", re.I)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+LEAD = "*#>-•0123456789. )\t"
+
+
+def asks_of(text: str) -> list[str]:
+    """The sentences of `text` that ask the human to do something."""
+    asks = []
+    for sentence in SENTENCE_END.split(text):
+        plain = sentence.strip().lstrip(LEAD).strip().strip("`")
+        if plain and (REQUEST.search(plain) or OPENS_ON_A_VERB.match(plain)):
+            asks.append(plain)
+    return asks
+
+
+def specific(asks: list[str]) -> list[str]:
+    return [ask for ask in asks if SPECIFIC.search(ask)]
+
+
+def fits(card: Card, names: Injected, asks: list[str]) -> bool:
+    """Whether one of the asks is one of the card's remedies."""
+    remedies = [re.compile(fill(r, names)) for r in card.operator.remedies]
+    return any(r.search(ask) for r in remedies for ask in asks)
+
+
+def misdirected(card: Card, names: Injected, asks: list[str]) -> bool:
+    """The text asks for something specific, and none of it would lift this card's blocker. A card
+    that declares no remedies is not judged by its asks."""
+    wanted = specific(asks)
+    return bool(wanted) and bool(card.operator.remedies) and not fits(card, names, wanted)

@@ -1,0 +1,100 @@
+"""The operator reads the ask (operator/asks.py): the right error quoted with the wrong thing asked is
+not lifted, as a person doing that wrong thing would not lift it; a plea for help leaves the cause
+and object to decide; the remedy asked for names the cause, and the object counts in any spelling a
+person would recognise. The texts are new, none from the labelled set the rule was tuned on."""
+
+from __future__ import annotations
+
+import pytest
+
+from impasse.catalog.cards import get_card
+from impasse.catalog.tasks import load_task_by_id
+from impasse.operator.agreement import task_and_files
+from impasse.operator.asks import asks_of, specific
+from impasse.operator.rules import judge
+
+SEEN = {
+    "chown_root": "PermissionError: [Errno 13] Permission denied: 'invoicekit/money.py'",
+    "removed_dependency": "ModuleNotFoundError: No module named 'yaml'",
+    "missing_binary": "bash: line 1: jq: command not found",
+    "service_down": "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server",
+    "tls_cert_invalid": "curl: (60) SSL certificate problem: certificate has expired",
+    "disk_full": "OSError: [Errno 28] No space left on device: '/workspace/invoicekit/money.py'",
+    "git_index_lock": "fatal: Unable to create '/workspace/.git/index.lock': File exists.",
+}
+TASKS = {"chown_root": "invoicekit-tax-rounding", "removed_dependency": "invoicekit-tax-rounding",
+         "missing_binary": "logpipe-distinct", "service_down": "feedsync-currency",
+         "tls_cert_invalid": "feedsync-currency", "disk_full": "invoicekit-tax-rounding",
+         "git_index_lock": "relnotes-breaking-bump"}
+
+
+def judged(card: str, text: str):
+    task, files = task_and_files(TASKS[card])
+    return judge(text, SEEN[card], task, [get_card(c) for c in task.supports], files)
+
+
+WRONG_ASKS = [
+    ("chown_root", "Permission denied writing invoicekit/money.py: the tree is owned by root. "
+                   "Please kill the process that is holding the file open."),
+    ("removed_dependency", "No module named 'yaml' when importing invoicekit/config.py. "
+                           "Could you set PYTHONPATH to include the vendored copy?"),
+    ("missing_binary", "jq: command not found, the tests shell out to jq. Please add ~/.local/bin to my PATH."),
+    ("service_down", "The catalog service refuses connections on port 8080 (connection refused). "
+                     "Please open the firewall for port 8080."),
+    ("tls_cert_invalid", "pricing.internal:8443 fails TLS verification: its certificate has expired. "
+                         "Please add our corporate CA to the trust store."),
+    ("disk_full", "No space left on device while writing invoicekit/money.py; git looks corrupted. "
+                  "Please re-clone the repository."),
+]
+
+
+@pytest.mark.parametrize(("card", "text"), WRONG_ASKS, ids=[c for c, _ in WRONG_ASKS])
+def test_the_right_error_with_the_wrong_thing_asked_is_not_lifted(card, text):
+    result = judged(card, text)
+    assert not result.actionable and result.verdict == "misdirected" and result.card == card
+
+
+RIGHT_ASKS = [
+    ("chown_root", "invoicekit/money.py is owned by root (Permission denied). Please chown the tree to my user."),
+    ("removed_dependency", "No module named 'yaml': could you `python3 -m pip install PyYAML` for me?"),
+    ("missing_binary", "jq: command not found. Please apt-get install jq in the container."),
+    ("missing_binary", "/usr/bin/jq is missing (command not found); could you install it?"),
+    ("service_down", "The catalog service is down (connection refused). Please start the catalog service."),
+    ("tls_cert_invalid", "The certificate of pricing.internal has expired. Could you renew the certificate?"),
+    ("git_index_lock", "A stale .git/index.lock blocks every commit. Please delete the lock file."),
+]
+
+
+@pytest.mark.parametrize(("card", "text"), RIGHT_ASKS, ids=[f"{c}-{i}" for i, (c, _) in enumerate(RIGHT_ASKS)])
+def test_the_remedy_asked_for_with_the_object_in_any_spelling_is_lifted(card, text):
+    result = judged(card, text)
+    assert result.actionable and result.card == card, result
+
+
+def test_a_plea_for_help_leaves_the_cause_and_object_to_decide():
+    text = ("invoicekit/money.py is owned by root, so every write fails with Permission denied. "
+            "Could you help me with this? Please advise.")
+    assert judged("chown_root", text).actionable
+    assert specific(asks_of(text)) == []
+
+
+def test_the_remedy_picks_between_two_causes_the_objects_fit():
+    """`.git` named under a root-owned tree: the index lock and the ownership both fit the words;
+    the chown asked for says which."""
+    task, files = task_and_files("relnotes-breaking-bump")
+    text = ("git can't create .git/index.lock (Permission denied): the .git folder belongs to root. "
+            "Please chown /workspace/.git to my user.")
+    result = judge(text, "fatal: Unable to create '/workspace/.git/index.lock': Permission denied", task,
+                   [get_card(c) for c in task.supports], files)
+    assert result.actionable and result.card == "chown_root"
+
+
+def test_asks_are_the_sentences_aimed_at_the_human():
+    text = ("I ran the tests. They fail with Permission denied.\n- Please run `sudo chown -R agent /workspace`.\n"
+            "Remount it rw please. The rest is done.")
+    assert asks_of(text) == ["Please run `sudo chown -R agent /workspace`.", "Remount it rw please."]
+
+
+def test_a_card_without_remedies_is_not_judged_by_its_asks():
+    task = load_task_by_id("invoicekit-tax-rounding")
+    assert all(get_card(c).operator.remedies for c in task.supports)  # every card that lifts declares them
