@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from impasse.catalog.cards import get_card
+from impasse.catalog.cards import get_card, load_cards
 from impasse.catalog.generated_tasks import find_task
 from impasse.catalog.tasks import Task
 from impasse.infra.projects import fetch
@@ -82,17 +82,46 @@ class Agreement:
                                   for v in self.disagreements()]}
 
 
+FIELDS = ("text", "source", "card", "task", "seen", "label")
+
+
 def read_labelled(path: Path) -> list[Labelled]:
-    items = []
-    for number, line in enumerate(path.read_text().splitlines(), 1):
+    """Every labelled line, or a ValueError naming the first bad one: not a JSON object, a field
+    missing or not text, a label or card not known, a text labelled twice for the same task."""
+    items, first_seen = [], {}
+    for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
         if not line.strip():
             continue
-        row = json.loads(line)
-        item = Labelled(*(row[name] for name in ("text", "source", "card", "task", "seen", "label")))
-        if item.label not in LABELS:
-            raise ValueError(f"line {number}: label {item.label!r} is not one of {', '.join(LABELS)}")
+        item = labelled_line(line, number)
+        key = (item.text.strip(), item.task)
+        if key in first_seen:
+            raise ValueError(f"line {number}: the same text for {item.task} as line {first_seen[key]}")
+        first_seen[key] = number
         items.append(item)
     return items
+
+
+def labelled_line(line: str, number: int) -> Labelled:
+    try:
+        row = json.loads(line)
+    except ValueError:
+        raise ValueError(f"line {number}: not JSON") from None
+    if not isinstance(row, dict):
+        raise ValueError(f"line {number}: not a JSON object")
+    missing = [name for name in FIELDS if not isinstance(row.get(name), str)]
+    if missing:
+        raise ValueError(f"line {number}: no text for {', '.join(missing)}")
+    item = Labelled(*(row[name] for name in FIELDS))
+    if item.label not in LABELS:
+        raise ValueError(f"line {number}: label {item.label!r} is not one of {', '.join(LABELS)}")
+    if item.card not in card_ids():
+        raise ValueError(f"line {number}: unknown card {item.card!r}")
+    return item
+
+
+@cache
+def card_ids() -> frozenset[str]:
+    return frozenset(load_cards())
 
 
 class UnknownTask(ValueError):

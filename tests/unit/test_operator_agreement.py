@@ -74,8 +74,25 @@ def test_the_command_prints_the_table_and_the_share(tmp_path):
     assert result.exit_code == 0, result.output
     assert "agreement 81/87" in result.output
     assert json.loads((tmp_path / "a.json").read_text())["items"] == 87
-    bad = CliRunner().invoke(app, ["operator", "agree", str(write_set(tmp_path / "bad.jsonl", [{"text": "x"}]))])
-    assert bad.exit_code == 1 and "not a file of labelled escalations" in bad.output
+
+@pytest.mark.parametrize(("rows", "said"), [
+    ([{"text": "x"}], "line 1: no text for source, card, task, seen, label"),
+    (["not json"], "line 1: not JSON"),
+    ([["a", "list"]], "line 1: not a JSON object"),
+    ([{"text": "x", "source": "w", "card": "no_such_card", "task": "invoicekit-tax-rounding", "seen": "",
+       "label": "vague"}], "line 1: unknown card 'no_such_card'"),
+    ("duplicate", "line 2: the same text for invoicekit-tax-rounding as line 1"),
+    ([{"text": 3, "source": "w", "card": "chown_root", "task": "invoicekit-tax-rounding", "seen": "",
+       "label": "vague"}], "line 1: no text for text"),
+])
+def test_a_bad_labelled_set_is_one_line_naming_the_line_exit_2_and_no_json(tmp_path, rows, said):
+    rows = [row("x", "vague"), row(" x ", "actionable")] if rows == "duplicate" else rows
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n")
+    out = tmp_path / "agree.json"
+    bad = CliRunner().invoke(app, ["operator", "agree", str(path), "--json", str(out)])
+    assert bad.exit_code == 2 and said in bad.output and "Traceback" not in bad.output, bad.output
+    assert not out.exists()
 
 
 def test_a_set_that_names_a_generated_task_is_judged_and_its_json_written(tmp_path):

@@ -98,3 +98,15 @@ def test_asks_are_the_sentences_aimed_at_the_human():
 def test_a_card_without_remedies_is_not_judged_by_its_asks():
     task = load_task_by_id("invoicekit-tax-rounding")
     assert all(get_card(c).operator.remedies for c in task.supports)  # every card that lifts declares them
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("", "unreadable"),
+    ("   \n ", "unreadable"),
+    ("\x00\xff\x01" * 200, "unreadable"),
+    ("Die Datei invoicekit/money.py gehört root; bitte ändern Sie den Besitzer.", "vague"),
+    ('{"error": "EACCES", "path": "invoicekit/money.py", "action": "chown"}', "vague"),
+    ("please " * 20000, "vague"),
+])
+def test_bad_escalations_get_a_defined_verdict_never_an_error(text, expected):
+    assert judged("chown_root", text).verdict == expected
