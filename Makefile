@@ -14,7 +14,7 @@ DEMO_OUT ?= runs/demo
 venv: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --disable-pip-version-check -e '.[dev,report,openai,anthropic,ray,mini]'
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[dev,report,openai,anthropic,ray,mini,inspect]'
 	@rm -f $(VENV)/.installed-* && touch $@
 
 engine: venv

@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from impasse.analysis.formats.inspect_log import is_inspect_head
 from impasse.analysis.formats.openhands_store import is_event_folder
 from impasse.analysis.importers import FOREIGN_SUFFIXES, JSON_SUFFIXES, is_foreign_file
 
@@ -102,6 +103,8 @@ def not_a_session(path: Path) -> str:
         head = handle.read(HEAD_BYTES)
     if not head.strip():
         return EMPTY
+    if is_inspect_head(path.name, head):  # a zip, binary by its bytes, or inspect-ai's JSON
+        return ""
     if b"\0" in head:
         return BINARY
     if path.name.endswith(TRAJECTORY_NAMES):  # a name only a trajectory has: read it, torn or not

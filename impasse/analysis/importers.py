@@ -20,6 +20,7 @@ from impasse.analysis.formats.codex_exec import from_codex_exec
 from impasse.analysis.formats.common import ImportProblem, read_jsonl, strip_console
 from impasse.analysis.formats.console import FIRST_HEADER, from_console
 from impasse.analysis.formats.gemini_cli import from_gemini_cli, is_gemini_record
+from impasse.analysis.formats.inspect_log import EVAL_SUFFIX, inspect_sessions, is_inspect_head
 from impasse.analysis.formats.mini import from_mini
 from impasse.analysis.formats.opencode import from_opencode_json, is_opencode_event
 from impasse.analysis.formats.openhands import from_openhands
@@ -46,10 +47,11 @@ READERS = {"mini-swe-agent": from_mini, "swe-agent": from_swe_agent, "atif": fro
            "codex-exec": from_codex_exec, "mini-swe-agent-console": from_console, "gemini-cli": from_gemini_cli,
            "qwen-code": from_qwen_code, "opencode-json": from_opencode_json, "cecli": from_cecli,
            "chat-export": from_chat_export}
-FORMATS = ("impasse", *READERS)
+INSPECT = "inspect"  # inspect-ai's logs: many sessions a file, read by inspect-ai's own reader
+FORMATS = ("impasse", *READERS, INSPECT)
 JSONL_FORMATS = ("claude-code", "codex", "codex-exec", "gemini-cli", "qwen-code", "opencode-json")
 JSON_SUFFIXES = (".json", ".traj")
-FOREIGN_SUFFIXES = (*JSON_SUFFIXES, ".jsonl", ".log")
+FOREIGN_SUFFIXES = (*JSON_SUFFIXES, ".jsonl", ".log", EVAL_SUFFIX)
 SNIFF_BYTES = 1 << 20
 CODEX_TYPES = (*ROLLOUT_TYPES, *ITEM_TYPES)
 
@@ -177,8 +179,10 @@ def read_document(path: Path, fmt: str) -> tuple[str, object, list[str]]:
 def load_sessions(path: Path, fmt: str = "auto") -> list[NTrajectory]:
     """Every trajectory a path holds: one per file, one per instance of an OpenHands evaluation's
     output.jsonl, one per OpenHands session folder (its `events` folder, one event per file)."""
-    if fmt != "auto" and fmt not in READERS:
+    if fmt != "auto" and fmt not in (*READERS, INSPECT):
         raise ImportProblem(f"{path}: unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    if fmt == INSPECT or (fmt == "auto" and path.is_file() and is_inspect_file(path)):
+        return inspect_sessions(path)
     if path.is_dir() and fmt in ("auto", "openhands"):
         events, warnings = read_event_folder(path)
         trajectory = openhands_of(events, path, warnings)
@@ -211,6 +215,14 @@ def eval_instance(record: dict, path: Path, warnings: list[str]) -> NTrajectory:
     if trajectory.log is not None:
         trajectory.log.total_usd = eval_cost(record)
     return trajectory
+
+
+def is_inspect_file(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return is_inspect_head(path.name, handle.read(64))
+    except OSError:
+        return False
 
 
 def load_foreign(path: Path, fmt: str = "auto") -> NTrajectory:

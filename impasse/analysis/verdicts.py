@@ -10,7 +10,16 @@ import re
 from dataclasses import dataclass
 
 from impasse.analysis.normal_form import ASK, NStep, NTrajectory
-from impasse.analysis.session_log import API_ERROR, CONTEXT, CUT_OFF, HALTED, INTERRUPTED, MAX_TURNS, USAGE_LIMIT
+from impasse.analysis.session_log import (
+    API_ERROR,
+    CONTEXT,
+    CUT_OFF,
+    ERRORED,
+    HALTED,
+    INTERRUPTED,
+    MAX_TURNS,
+    USAGE_LIMIT,
+)
 from impasse.vocabulary import ENDING_RULES, TERMINAL_TOOLS, Ending, Tool
 
 ESCALATED = "escalated to the human"
@@ -27,11 +36,12 @@ ENDING_VERDICTS = {Ending.BUDGET_EXHAUSTED: OUT_OF_BUDGET, Ending.COST_EXHAUSTED
                    Ending.HARNESS_ERROR: ABORTED, Ending.STOPPED: GAVE_UP, Ending.DEAD_END: GAVE_UP,
                    Ending.STALL: GAVE_UP}
 STOP_VERDICTS = {CONTEXT: OUT_OF_CONTEXT, USAGE_LIMIT: OUT_OF_BUDGET, MAX_TURNS: OUT_OF_BUDGET,
-                 INTERRUPTED: ABORTED, API_ERROR: ABORTED, CUT_OFF: ABORTED, HALTED: GAVE_UP}
+                 INTERRUPTED: ABORTED, API_ERROR: ABORTED, CUT_OFF: ABORTED, HALTED: GAVE_UP,
+                 ERRORED: ABORTED}
 STOP_WORDS = {CONTEXT: "the context window was full", USAGE_LIMIT: "the usage limit was reached",
               MAX_TURNS: "its turn limit was reached", INTERRUPTED: "the human interrupted it",
               API_ERROR: "the model's API failed", CUT_OFF: "the log stops mid-work",
-              HALTED: "the agent halted itself"}
+              HALTED: "the agent halted itself", ERRORED: "an error of the harness ended it"}
 
 # A request that the human act: a modal or a plea aimed at "you", then something to do.
 ACT = (r"(?:run|install|grant|give|provide|set|add|start|restart|enable|approve|allow|check|confirm|update|create"
