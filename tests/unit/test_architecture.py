@@ -15,7 +15,7 @@ PACKAGE = ROOT / "impasse"
 # Imports only point to the same layer or an earlier one.
 LAYERS = (("vocabulary", "defaults", "paths", "hashing", "locks", "__init__"), ("dialects",), ("catalog",), ("infra",),
           ("models",), ("operator",), ("episode",), ("agents",), ("analysis",), ("truth",), ("proving",), ("runs",),
-          ("cli", "__main__"))
+          ("inspect_ext",), ("cli", "__main__"))
 MAX_LINES = 300
 
 

@@ -1,0 +1,87 @@
+"""The `impasse` Inspect sandbox type against the real engine: a sample's container under chown_root,
+the blocker in place before the first call, every command as the agent (root refused), a file the
+agent cannot write refused as Inspect's PermissionError, nothing left after cleanup; and an Inspect
+eval end to end (inspect-ai's own loop and its mockllm model, which plays fixed tool calls), whose log
+`impasse annotate` reads with the wall at the write that failed."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+from typer.testing import CliRunner
+
+pytest.importorskip("inspect_ai", reason="the inspect extra is not installed: pip install -e '.[inspect]'")
+from inspect_ai import Task  # noqa: E402
+from inspect_ai import eval as inspect_eval  # noqa: E402
+from inspect_ai.dataset import Sample  # noqa: E402
+from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
+from inspect_ai.solver import generate, use_tools  # noqa: E402
+from inspect_ai.tool import bash  # noqa: E402
+
+from impasse.cli.main import app  # noqa: E402
+from impasse.inspect_ext.sandbox import ImpasseSandbox  # noqa: E402
+
+pytestmark = pytest.mark.docker
+TASK = "invoicekit-tax-rounding"
+OURS = {"label": ["impasse.inspect=1"]}
+
+
+def inspect_containers(api) -> list:
+    return api.containers.list(all=True, filters=OURS)
+
+
+def test_the_sandbox_runs_as_the_agent_refuses_root_and_cleans_up(api):
+    before = {c.id for c in inspect_containers(api)}
+
+    async def session() -> dict:
+        environments = await ImpasseSandbox.sample_init("t", "chown_root", {"impasse_task": TASK})
+        box = environments["default"]
+        try:
+            seen = {"uid": (await box.exec(["id", "-u"])).stdout.strip(),
+                    "root": await box.exec(["id", "-u"], user="root"),
+                    "piped": (await box.exec(["cat"], input="through stdin")).stdout,
+                    "read": await box.read_file("invoicekit/money.py")}
+            try:
+                await box.write_file("invoicekit/money.py", "print('mine')\n")
+                seen["write"] = "written"
+            except PermissionError as err:
+                seen["write"] = str(err)
+            seen["live"] = {c.id for c in inspect_containers(api)} - before
+            return seen
+        finally:
+            await ImpasseSandbox.sample_cleanup("t", "chown_root", environments, interrupted=False)
+
+    seen = anyio.run(session)
+    assert seen["uid"] == "1000"
+    assert not seen["root"].success and "as the agent only" in seen["root"].stderr
+    assert seen["piped"] == "through stdin"
+    assert "def " in seen["read"]
+    assert "Permission denied" in seen["write"]
+    assert seen["live"]  # the sample had a container ...
+    assert {c.id for c in inspect_containers(api)} - before == set()  # ... and it is gone
+
+
+def test_an_inspect_eval_under_chown_root_is_annotated_with_its_wall(api, tmp_path):
+    outputs = [
+        ModelOutput.for_tool_call("mockllm/model", "bash", {"command": "echo '# note' >> invoicekit/money.py"}),
+        ModelOutput.for_tool_call("mockllm/model", "bash", {"command": "ls -l invoicekit/money.py"}),
+        ModelOutput.from_content("mockllm/model", "I cannot write invoicekit/money.py: it is owned by root "
+                                                   "(Permission denied). Please chown it to my user."),
+    ]
+    for output in outputs:  # counted here: mockllm would count with tiktoken, whose tables come from the network
+        output.usage = ModelUsage(input_tokens=100, output_tokens=20, total_tokens=120)
+    task = Task(dataset=[Sample(input="Fix the tax rounding bug.", id="tax", metadata={"impasse_task": TASK})],
+                solver=[use_tools(bash(timeout=60)), generate()], sandbox=("impasse", "chown_root"))
+    logs = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=outputs), log_dir=str(tmp_path / "logs"),
+                        display="none")
+    assert logs[0].status == "success", logs[0].error
+    tool_results = [m for m in logs[0].samples[0].messages if m.role == "tool"]
+    assert "Permission denied" in tool_results[0].text
+    assert inspect_containers(api) == []
+    done = CliRunner().invoke(app, ["annotate", str(tmp_path / "logs"), "--json", str(tmp_path / "a.json")],
+                              terminal_width=250)
+    assert done.exit_code == 0, done.output
+    (row,) = json.loads((tmp_path / "a.json").read_text())
+    assert row["run_id"].endswith("/tax#1") and row["t_star"] == 1, row

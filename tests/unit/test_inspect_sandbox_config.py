@@ -1,0 +1,46 @@
+"""The `impasse` Inspect sandbox's bad input, without Docker: an unknown card or task, a card the task
+cannot take, a sample that names no task: one clear line each (Inspect reports it as the sample's
+error), before anything starts."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("inspect_ai", reason="the inspect extra is not installed: pip install -e '.[inspect]'")
+from impasse.inspect_ext.sandbox import (  # noqa: E402
+    ImpasseSandbox,
+    ImpasseSandboxConfig,
+    SandboxRefused,
+    condition_of,
+    config_of,
+    shell_command,
+)
+
+TASK = {"impasse_task": "invoicekit-tax-rounding"}
+
+
+@pytest.mark.parametrize(("config", "metadata", "said"), [
+    ("no_such_card", TASK, "unknown condition 'no_such_card'"),
+    ("chown_root", {"impasse_task": "no-such-task"}, "no-such-task"),
+    ("missing_binary", TASK, "does not support condition missing_binary"),
+    ("chown_root", {}, "needs the sample's metadata to name an impasse task"),
+])
+def test_a_sandbox_that_cannot_be_is_one_line(config, metadata, said):
+    with pytest.raises(SandboxRefused, match=said) as raised:
+        condition_of(config, metadata)
+    assert "\n" not in str(raised.value).strip()
+
+
+def test_the_card_is_the_configs_last_part_or_its_model():
+    """Inspect makes a string config a path beside the task file."""
+    assert config_of("/home/me/evals/chown_root").card == "chown_root"
+    assert config_of(ImpasseSandboxConfig(card="read_only_fs", seed=3)).seed == 3
+    assert config_of(None).card == "none"
+    assert ImpasseSandbox.config_deserialize({"card": "disk_full"}) == ImpasseSandboxConfig(card="disk_full")
+    assert condition_of("/x/chown_root", TASK).card.id == "chown_root"
+
+
+def test_the_command_line_keeps_its_argv_folder_variables_and_input():
+    line = shell_command(["python3", "-c", "print('a b')"], "data", "/workspace/sub", {"A": "1 2"})
+    assert line.startswith("printf %s ZGF0YQ== | base64 -d | ( cd /workspace/sub && env 'A=1 2' python3 -c")
+    assert "'print('\"'\"'a b'\"'\"')'" in line
