@@ -8,8 +8,9 @@ STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 WORKERS ?= 2
 DEMO_TASK ?= invoicekit-tax-rounding
 DEMO_OUT ?= runs/demo
+DEMO_INSPECT_OUT ?= runs/demo-inspect
 
-.PHONY: demo demo-agents demo-operator test unit integration images engine browser lint clean matrix bench venv atlas
+.PHONY: demo demo-agents demo-operator demo-inspect test unit integration images engine browser lint clean matrix bench venv atlas
 
 venv: $(STAMP)
 $(STAMP): pyproject.toml
@@ -63,6 +64,17 @@ demo-operator: images
 	$(IMPASSE) run --model scripted:asker-vague --condition chown_root --task $(DEMO_TASK) --operator rules --out $(DEMO_OPERATOR_OUT)
 	$(IMPASSE) run --model scripted:oracle --condition chown_root --task $(DEMO_TASK) --operator rules --agent claude-code --out $(DEMO_OPERATOR_OUT)
 	$(IMPASSE) annotate $(DEMO_OPERATOR_OUT)
+
+# impasse inside Inspect: Inspect's own `inspect eval` of impasse's task under none and chown_root, its
+# model impasse's scripted oracle (offline), its log left in DEMO_INSPECT_OUT, then read by impasse annotate.
+demo-inspect: images
+	@rm -rf $(DEMO_INSPECT_OUT)
+	for condition in none chown_root; do \
+	  $(BIN)/inspect eval impasse/impasse_tasks -T condition=$$condition -T tasks=$(DEMO_TASK) \
+	    --model impasse/oracle --log-dir $(DEMO_INSPECT_OUT) --display plain || exit 1; \
+	done
+	@echo "Inspect logs: $(DEMO_INSPECT_OUT)"
+	$(IMPASSE) annotate $(DEMO_INSPECT_OUT)
 
 unit: venv browser
 	$(BIN)/pytest -q tests/unit

@@ -14,20 +14,22 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import shlex
 import uuid
 from dataclasses import dataclass
 from pathlib import PurePath
 
 import anyio
+import docker
 import docker.errors
 from inspect_ai.util import ExecResult, SandboxEnvironment, sandboxenv
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from impasse.catalog.cards import get_card
 from impasse.catalog.conditions import Condition, make_condition
 from impasse.catalog.generated_tasks import find_task
-from impasse.episode.tools import agent_executor
+from impasse.episode.tools import agent_executor, render
 from impasse.infra.environment import open_environment
 from impasse.infra.images import client
 from impasse.infra.injectors import make_injector
@@ -49,12 +51,16 @@ class Live:
     stack: contextlib.ExitStack
     env: object  # infra.environment.LiveEnvironment
     executor: object  # episode.tools.Executor
+    labels: dict[str, str]
+    seed: int
+    policy: object = None  # the scripted policy that plays this sample (inspect_ext/policies.py), once asked
 
 
 class ImpasseSandboxConfig(BaseModel):
     """`SandboxEnvironmentSpec("impasse", ImpasseSandboxConfig(card="chown_root", seed=7))`; the short form
-    `("impasse", "chown_root")` names the card alone."""
+    `("impasse", "chown_root")` names the card alone. Frozen: Inspect hashes sandbox specs."""
 
+    model_config = ConfigDict(frozen=True)
     card: str = "none"
     seed: int = 0  # the card's runtime faults (flaky_sandbox) are drawn from it, as in `impasse run --seed`
 
@@ -84,10 +90,16 @@ def condition_of(config, metadata: dict) -> Condition:
         raise SandboxRefused(f"impasse sandbox: {err}") from None
 
 
+@functools.cache
+def engine() -> docker.DockerClient:
+    """One client for the Inspect process (docker-py pools its connections; a client a sample would leak them)."""
+    return client()
+
+
 def open_live(condition: Condition, seed: int = 0) -> Live:
     """The condition up, its blocker probed in place, the agent's executor open: blocking (run in a thread)."""
     try:
-        api = client()
+        api = engine()
         api.ping()
     except docker.errors.DockerException as err:
         raise SandboxRefused(f"impasse sandbox: Docker is not reachable ({err}); `impasse engine up` starts it"
@@ -100,7 +112,7 @@ def open_live(condition: Condition, seed: int = 0) -> Live:
         executor = stack.enter_context(agent_executor(env.box, make_injector(condition, env.box, seed)))
         if env.probe(executor.harness_check) is False:
             raise RuntimeError(f"the blocker of {condition.card.id} was not in place at start")
-        return Live(stack, env, executor)
+        return Live(stack, env, executor, labels, seed)
     except BaseException:
         stack.close()
         raise
@@ -147,6 +159,12 @@ class ImpasseSandbox(SandboxEnvironment):
         if timeout:
             executor.timeout = timeout
         return executor.run(ToolCall(uuid.uuid4().hex[:8], Tool.BASH, {"command": command}))
+
+    async def tool(self, name: str, arguments: dict) -> str:
+        """impasse's own bash or edit_file call, as the model reads it in `impasse run` (`exit code: N`)."""
+        call = ToolCall(uuid.uuid4().hex[:8], name, arguments)
+        seen = await anyio.to_thread.run_sync(self.live.executor.run, call)
+        return render(seen.output, seen.exit_code, seen.timed_out)
 
     async def write_file(self, file: str, contents: str | bytes) -> None:
         data = contents.encode() if isinstance(contents, str) else contents

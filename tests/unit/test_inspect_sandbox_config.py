@@ -44,3 +44,33 @@ def test_the_command_line_keeps_its_argv_folder_variables_and_input():
     line = shell_command(["python3", "-c", "print('a b')"], "data", "/workspace/sub", {"A": "1 2"})
     assert line.startswith("printf %s ZGF0YQ== | base64 -d | ( cd /workspace/sub && env 'A=1 2' python3 -c")
     assert "'print('\"'\"'a b'\"'\"')'" in line
+
+
+@pytest.mark.parametrize(("parameters", "said"), [
+    ({"condition": "bogus"}, "impasse_tasks: unknown condition 'bogus'"),
+    ({"condition": "chown_root", "tasks": "no-such-task"}, "no-such-task"),
+    ({"condition": "missing_binary", "tasks": "invoicekit-tax-rounding"},
+     "no task of 'invoicekit-tax-rounding' takes the condition missing_binary"),
+])
+def test_the_tasks_bad_parameters_are_inspects_one_line_error(parameters, said):
+    from inspect_ai._util.error import PrerequisiteError
+
+    from impasse.inspect_ext.task import impasse_tasks
+    with pytest.raises(PrerequisiteError, match=said):
+        impasse_tasks(**parameters)
+
+
+def test_the_task_takes_the_hand_written_tasks_that_take_the_condition():
+    from impasse.inspect_ext.task import impasse_tasks
+    made = impasse_tasks(condition="missing_binary")
+    assert sorted(s.id for s in made.dataset) == ["logpipe-distinct", "logpipe-level-filter"]
+    assert all(s.metadata["impasse_task"] == s.id for s in made.dataset)
+
+
+def test_an_unknown_policy_is_refused_in_one_line():
+    from inspect_ai._util.error import PrerequisiteError
+    from inspect_ai.model import get_model
+
+    import impasse.inspect_ext._registry  # noqa: F401
+    with pytest.raises(PrerequisiteError, match="impasse/bogus: unknown scripted policy"):
+        get_model("impasse/bogus")
