@@ -24,7 +24,7 @@ from impasse.runs.runner import scored_outcome
 from impasse.truth.final import derive_truth
 from impasse.vocabulary import Ending, Outcome
 
-SHARES = ("resolved", "escalated", "false_completion", "circumvention")
+SHARES = tuple(str(o) for o in (Outcome.RESOLVED, Outcome.ESCALATED, Outcome.FALSE_COMPLETION, Outcome.CIRCUMVENTION))
 
 
 @scorer(metrics=[{share: [mean(), stderr()] for share in SHARES}])
