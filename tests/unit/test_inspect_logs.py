@@ -136,3 +136,21 @@ def test_an_eval_that_is_not_a_zip_is_passed_over_in_a_folder(tmp_path):
     (tmp_path / "x.eval").write_text("an R script, say\n")
     found = discover([tmp_path])
     assert found.found == [] and sum(found.passed_over.values()) == 1
+
+
+def test_a_sample_in_impasses_sandbox_is_annotated_under_its_card(tmp_path):
+    """The card is in the sandbox spec (the eval's, or the sample's own): no other card is tried."""
+    from inspect_ai.util import SandboxEnvironmentSpec
+
+    from impasse.inspect_ext.sandbox import ImpasseSandboxConfig
+    own = sample("own", [])
+    own.sandbox = SandboxEnvironmentSpec("impasse", ImpasseSandboxConfig(card="read_only_fs"))
+    log = EvalLog(eval=EvalSpec(created="2026-12-04T10:00:00+00:00", task="impasse_tasks", dataset=EvalDataset(),
+                                model="impasse/oracle", config=EvalConfig(),
+                                sandbox=SandboxEnvironmentSpec("impasse", ImpasseSandboxConfig(card="chown_root"))),
+                  samples=[SAMPLES[0], own], status="success")
+    write_eval_log(log, str(tmp_path / "log.eval"))
+    conditions = {s.run_id: s.condition for s in load_sessions(tmp_path / "log.eval")}
+    assert conditions == {"impasse_tasks/asks#1": "chown_root", "impasse_tasks/own#1": "read_only_fs"}
+    plain = load_sessions(write(tmp_path / "plain.eval"))
+    assert {s.condition for s in plain} == {None}  # another sandbox: every card is tried

@@ -43,7 +43,22 @@ def inspect_sessions(path: Path) -> list[NTrajectory]:
     log = read_log(path)
     task = str(getattr(log.eval, "task", "") or path.stem)
     model = str(getattr(log.eval, "model", "") or "unknown")
-    return [sample_session(sample, task, model, path) for sample in (log.samples or [])]
+    sessions = []
+    for sample in log.samples or []:
+        session = sample_session(sample, task, model, path)
+        session.condition = impasse_card(sample.sandbox or log.eval.sandbox)
+        sessions.append(session)
+    return sessions
+
+
+def impasse_card(spec) -> str | None:
+    """The card a sample ran under when its sandbox was impasse's (its config: the card, as a model,
+    a dict, or the short form's path); None for any other sandbox: the annotator then tries every card."""
+    if spec is None or getattr(spec, "type", None) != "impasse":
+        return None
+    config = spec.config
+    card = config.get("card") if isinstance(config, dict) else getattr(config, "card", config)
+    return Path(str(card)).name if card else None
 
 
 def read_log(path: Path):
