@@ -108,6 +108,7 @@ bench: images
 	$(BIN)/python bench/annotate_throughput.py --steps 100000 --runs 500
 	$(BIN)/python bench/annotate_sessions.py --sessions 1000 --steps 40
 	$(BIN)/python bench/annotate_inspect.py --sessions 1000 --steps 40
+	$(BIN)/python bench/inspect_exec_overhead.py --commands 200
 	$(BIN)/python bench/latency_scaling.py --workers 1,2,4,8,16,32,64 --latency uniform:1:4 --budget 30
 	$(BIN)/python bench/sensor_cost.py
 	$(BIN)/python bench/relay_overhead.py

@@ -12,13 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
-import socket
-import tempfile
-import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from impasse.agents.install import InstalledAgent
 from impasse.agents.kept import in_worktree, keep_transcripts
@@ -34,6 +29,7 @@ from impasse.agents.launch import (
     run_command,
 )
 from impasse.agents.relay import Relay
+from impasse.agents.relay_folders import relay_folder, sweep_stale_relays
 from impasse.agents.start_watch import first_request_watch, start_timeout
 from impasse.dialects.own_stop import own_stop
 from impasse.episode.agent import EpisodeEnd
@@ -50,8 +46,6 @@ from impasse.paths import HARNESS
 from impasse.vocabulary import TERMINAL_ARGUMENT, TERMINAL_TOOLS, Ending, Tool
 
 STATE_SIZE = "512m"
-RELAY_PREFIX = "impasse-relay-"
-STALE_AFTER = 60.0  # seconds: a relay folder younger than this may belong to a run still starting
 SHELL_DIR = "/opt/impasse-shell"  # harness/shell/: what every shell of the agent sources first
 # Every bash the agent starts, however it finds bash, sources BASH_ENV before its command: there it
 # joins the commands' cgroup (harness/shell/bash_env.sh, infra/commands_socket.py).
@@ -80,8 +74,7 @@ class ExternalAgent:
             raise ValueError(f"{installed.spec.label} does not run in the container")
         self.installed = installed
         sweep_stale_relays()
-        self.relay_dir = tempfile.mkdtemp(prefix=RELAY_PREFIX)  # short: a socket path has a length limit
-        Path(self.relay_dir).chmod(0o755)
+        self.relay_dir = relay_folder()
 
     @property
     def name(self) -> str:
@@ -159,38 +152,6 @@ class Answering:
             self.relay.clock.end(Ending.HARNESS_ERROR, f"the operator's lift failed: {err}")
             return None
         return None if reply.verdict == Verdict.ENDED else reply.text
-
-
-def sweep_stale_relays(root: str | None = None, older_than: float = STALE_AFTER) -> list[Path]:
-    """The relay folders killed runs left behind (kill -9 runs no cleanup; gc removes only their
-    containers): ours, older than `older_than` seconds, their socket there and refusing connections
-    (no relay behind it). A live run's socket accepts; a folder without one yet may be a run still
-    starting its container, and is left alone."""
-    swept = []
-    for folder in Path(root or tempfile.gettempdir()).glob(f"{RELAY_PREFIX}*"):
-        socket_path = folder / "model.sock"
-        try:
-            mine = folder.stat().st_uid == os.getuid()
-            if not mine or time.time() - folder.stat().st_mtime < older_than or not socket_path.is_socket():
-                continue
-        except OSError:
-            continue
-        if refuses(socket_path):
-            shutil.rmtree(folder, ignore_errors=True)
-            swept.append(folder)
-    return swept
-
-
-def refuses(socket_path: Path) -> bool:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(1)
-        try:
-            probe.connect(str(socket_path))
-        except (ConnectionRefusedError, FileNotFoundError):
-            return True
-        except OSError:
-            return False  # busy or slow: maybe alive
-    return False
 
 
 def step_faults(box, hooks: Hooks) -> StepFaults | None:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from impasse.agents.external import RELAY_PREFIX, sweep_stale_relays
 from impasse.agents.pins import parse_agent
+from impasse.agents.relay_folders import RELAY_PREFIX, sweep_stale_relays
 from impasse.episode.rundir import read_run
 from tests.conftest import default_sigint
 
@@ -81,4 +81,6 @@ def test_sigkill_of_an_external_agent_run_leaves_valid_records_and_gc_reaps(api,
     assert labelled(api, run_dir.name) == []  # ... so gc does
     left = set(private_tmp.glob(f"{RELAY_PREFIX}*"))  # and the relay's socket folder, which the next
     swept = set(sweep_stale_relays(str(private_tmp), older_than=0))  # external run sweeps
-    assert left and left == swept and not any(folder.exists() for folder in swept)
+    assert left and left == swept and not any(folder.exists() for folder in swept), \
+        [(str(f), sorted((c.name, c.is_socket(), c.stat().st_mtime) for c in f.iterdir()), f.stat().st_mtime)
+         for f in left if f.exists()]

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import time
+from pathlib import Path
 
-from impasse.agents.external import RELAY_PREFIX, sweep_stale_relays
+from impasse.agents.relay_folders import RELAY_PREFIX, sweep_stale_relays
 
 
 def folder_with_socket(root, name: str, listening: bool) -> tuple:
@@ -43,3 +45,26 @@ def test_only_a_dead_relays_old_folder_is_swept(tmp_path):
         server.close()
     assert not dead.exists()
     assert live.exists() and young.exists() and starting.exists() and other.exists()
+
+
+def test_a_folder_named_for_a_gone_process_is_swept_socket_or_not_and_a_live_ones_stays(tmp_path):
+    """A run killed after its relay closed (the socket file gone) left its folder: the pid in its
+    name says whose it was. This process's own folder stays, however old and whatever its socket."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    dead = tmp_path / f"{RELAY_PREFIX}{gone.pid}-abcd1234"
+    dead.mkdir()  # young, and no socket: a folder-only rule would keep it forever
+    mine, _ = folder_with_socket(tmp_path, f"{os.getpid()}-efgh5678", listening=False)
+    aged(mine)
+    assert sweep_stale_relays(str(tmp_path), older_than=0) == [dead]
+    assert not dead.exists() and mine.exists()
+
+
+def test_a_new_relay_folder_is_named_for_this_process():
+    from impasse.agents.relay_folders import OWNER, relay_folder
+    folder = Path(relay_folder())
+    try:
+        assert OWNER.match(folder.name.removeprefix(RELAY_PREFIX)).group(1) == str(os.getpid())
+        assert oct(folder.stat().st_mode & 0o777) == "0o755"
+    finally:
+        folder.rmdir()
