@@ -4,12 +4,24 @@ the next external agent starts; a live relay's, a young one's and one still with
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
+import pytest
+
 from impasse.agents.relay_folders import RELAY_PREFIX, sweep_stale_relays
+
+
+@pytest.fixture
+def short_tmp():
+    """A folder with a short path: a socket's path has a length limit (pytest's tmp_path under xdist passes it)."""
+    folder = Path(tempfile.mkdtemp(prefix="rs"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def folder_with_socket(root, name: str, listening: bool) -> tuple:
@@ -47,9 +59,10 @@ def test_only_a_dead_relays_old_folder_is_swept(tmp_path):
     assert live.exists() and young.exists() and starting.exists() and other.exists()
 
 
-def test_a_folder_named_for_a_gone_process_is_swept_socket_or_not_and_a_live_ones_stays(tmp_path):
+def test_a_folder_named_for_a_gone_process_is_swept_socket_or_not_and_a_live_ones_stays(short_tmp):
     """A run killed after its relay closed (the socket file gone) left its folder: the pid in its
     name says whose it was. This process's own folder stays, however old and whatever its socket."""
+    tmp_path = short_tmp
     gone = subprocess.Popen(["true"])
     gone.wait()
     dead = tmp_path / f"{RELAY_PREFIX}{gone.pid}-abcd1234"
