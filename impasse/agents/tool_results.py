@@ -17,6 +17,7 @@ from impasse.agents.exit_line import exit_code_of
 from impasse.agents.mini_tools import mini_output
 from impasse.agents.tool_specs import DECLARED, AgentTools
 from impasse.agents.tools_cecli import cecli_output
+from impasse.dialects import codex
 
 # A result Claude Code marks `is_error` with no `Exit code N`: failed, its status not recorded. Read
 # as the Claude Code importer reads it (1), so a run's steps.jsonl and its own transcript annotate alike.
@@ -24,9 +25,6 @@ FAILED_STATUS_UNKNOWN = 1
 REMINDER = re.compile(r"\s*<system-reminder>.*?</system-reminder>\s*", re.S)
 CLAUDE_NO_OUTPUT = "(Bash completed with no output)"  # Claude Code's words for an empty output
 CLAUDE_EXIT = re.compile(r"\AExit code (-?\d+)\n?")
-CODEX_HEADER = re.compile(r"(?:Chunk ID|Wall time|Process exited with code|Exit code|Original token count"
-                          r"|Process running with session ID)\b.*")
-CODEX_EXIT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)
 # Gemini CLI and Qwen Code: `Output: …` and then lines of their own; Gemini gives the exit code only
 # when it is not 0 and wraps every result in `<untrusted_context>`.
 GEMINI_WRAPPER = re.compile(r"\A\s*<untrusted_context>\n?(.*?)\n?</untrusted_context>\s*\Z", re.S)
@@ -48,9 +46,9 @@ def claude_output(text: str, is_error: bool | None) -> tuple[str, int | None]:
 def codex_output(text: str) -> tuple[str, int | None]:
     lines = text.split("\n")
     header = 0
-    while header < len(lines) and CODEX_HEADER.fullmatch(lines[header]):
+    while header < len(lines) and codex.HEADER.fullmatch(lines[header]):
         header += 1
-    code = CODEX_EXIT.search("\n".join(lines[:header]))
+    code = codex.EXIT_LINE.search("\n".join(lines[:header]))
     if header < len(lines) and lines[header] == "Output:":
         body = "\n".join(lines[header + 1:])
     else:

@@ -22,6 +22,7 @@ from impasse.analysis.formats.common import (
     verdict_of,
 )
 from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
+from impasse.dialects.codex import EXIT_LINE
 from impasse.vocabulary import Tool
 
 ITEM_TYPES = ("message", "reasoning", "function_call", "function_call_output", "local_shell_call",
@@ -33,7 +34,6 @@ OUTPUTS = ("function_call_output", "custom_tool_call_output")
 SHELLS = ("shell", "container.exec", "shell_command", "exec_command", "local_shell")
 CODE_MODE = "exec"  # a script that calls the shell tools itself: a command
 PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
-EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)$", re.M)
 FAILED_HEADER = re.compile(r"^(?:Script failed$|execution error: )", re.M)
 OUTPUT_HEADER = "Output:\n"  # ends a text output's header
 HEADER_CHARS = 400  # a status is in the output's header (before `Output:`), never in what the command printed
