@@ -12,7 +12,7 @@ from contextlib import suppress
 
 import docker.errors
 
-from impasse.infra.piped import STDOUT, Demux
+from impasse.infra.piped import STDOUT, Demux, attach
 from impasse.infra.sandbox import AGENT_USER, HOST_GRACE_SECONDS, WORKDIR, ExecResult, Sandbox, SandboxUnavailable
 
 SCRIPT = "/opt/impasse/channel.py"
@@ -28,12 +28,12 @@ class Channel:
         api = self.box.api.api
         self.exec_id = api.exec_create(self.box.id, ["python3", "-u", SCRIPT], user=self.user, stdin=True,
                                        workdir=WORKDIR)["Id"]
-        # docker-py hangs the HTTP response on the object it returns so that no collector closes the
-        # connection under the socket: that object lives as long as the channel.
-        self.attached = api.exec_start(self.exec_id, socket=True)
-        self.sock: socket.socket = getattr(self.attached, "_sock", self.attached)
+        # The HTTP response is kept so that no collector closes the connection under the socket: it
+        # lives as long as the channel.
+        self.attached = attach(api, self.exec_id)
+        self.sock: socket.socket = self.attached.sock
         self.demux = Demux((STDOUT,))
-        self.lines = b""  # stdout payload not yet split into lines
+        self.lines = self.demux.feed(self.attached.early)  # stdout payload not yet split into lines
         ready = self.read_line(timeout=30)
         if "ready" not in ready:
             raise SandboxUnavailable(f"the exec channel did not start: {ready}")

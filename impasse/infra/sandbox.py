@@ -14,14 +14,14 @@ import shlex
 import tarfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 
 import docker
 import docker.errors
 from docker.models.containers import Container
 
-from impasse.infra.piped import exit_code, run_with_stdin
+from impasse.infra.piped import STDOUT, exit_code, frames, run_with_stdin
 
 AGENT_USER = "1000:1000"
 WORKDIR = "/workspace"
@@ -141,10 +141,11 @@ class Sandbox:
                                                environment=environment or {})["Id"]
             buffer = BoundedOutput(keep_bytes, OUTPUT_TAIL) if keep_bytes else BoundedOutput()
             cut = False
-            for chunk in self.api.api.exec_start(exec_id, stream=True):
-                buffer.feed(chunk)
-                if cut := time.monotonic() - start > host_timeout:
-                    break
+            with closing(frames(self.api.api, exec_id)) as stream:
+                for _, chunk in stream:
+                    buffer.feed(chunk)
+                    if cut := time.monotonic() - start > host_timeout:
+                        break
             # A stream that ended means the process did: a busy daemon may take seconds to record its
             # exit code, and reading "still running" then would turn a probe's answer into -1.
             exit_code = self.exit_code(exec_id, wait=2.0 if cut else 30.0)
@@ -179,11 +180,14 @@ class Sandbox:
         exec_id = self.api.api.exec_create(
             self.container.id, ["sh", "-c", f"tar -C {shlex.quote(directory)} {skip} -cf - ."], user=user)["Id"]
         data, warnings = bytearray(), bytearray()
-        for out, err in self.api.api.exec_start(exec_id, stream=True, demux=True):
-            data += out or b""
-            warnings += (err or b"")[:max(0, 4096 - len(warnings))]
-            if len(data) > limit:
-                raise TooLarge(f"{directory} is larger than {limit // 1024**2} MiB; not captured")
+        with closing(frames(self.api.api, exec_id)) as stream:
+            for kind, payload in stream:
+                if kind == STDOUT:
+                    data += payload
+                else:
+                    warnings += payload[:max(0, 4096 - len(warnings))]
+                if len(data) > limit:
+                    raise TooLarge(f"{directory} is larger than {limit // 1024**2} MiB; not captured")
         if self.exit_code(exec_id) not in (0, 1, 2):  # 1, 2: some files changed or unreadable
             raise SandboxUnavailable(f"tar of {directory} failed in {self.container.short_id}")
         return bytes(data), [w for w in warnings.decode(errors="replace").splitlines() if w.strip()][:20]
