@@ -96,12 +96,14 @@ class Executor:
         self.timeout = timeout
         self.channel = channel
 
-    def run(self, call: ToolCall) -> Observation:
+    def run(self, call: ToolCall, timeout: int | None = None) -> Observation:
+        """`timeout`: this call's own, else the executor's."""
         payload = edit_payload(call.arguments) if call.name == Tool.EDIT_FILE else None
         # The edit's base64 payload is safe to pass through a shell.
         command = call.arguments["command"] if payload is None else " ".join(edit_argv(payload))
-        plain = lambda: self.box.exec(command, timeout=self.timeout)  # noqa: E731
-        action = self.channel_action(command, payload) if self.channel else plain
+        limit = timeout or self.timeout
+        plain = lambda: self.box.exec(command, timeout=limit)  # noqa: E731
+        action = self.channel_action(command, payload, limit) if self.channel else plain
         injected = None
         if self.injector:
             result, injected = self.injector.run(call, shown_to_injector(call.name, call.arguments), action, plain)
@@ -120,10 +122,10 @@ class Executor:
                 return self.channel.run(command, timeout=timeout)
         return self.box.exec(command, timeout=timeout)
 
-    def channel_action(self, command: str, payload: str | None):
+    def channel_action(self, command: str, payload: str | None, timeout: int):
         if payload is not None:  # the channel edits in a fork of itself: no interpreter to start
-            return lambda: self.channel.edit(payload, timeout=self.timeout)
-        return lambda: self.channel.run(command, timeout=self.timeout)
+            return lambda: self.channel.edit(payload, timeout=timeout)
+        return lambda: self.channel.run(command, timeout=timeout)
 
     def guard_disk(self) -> None:
         """Writing the host's disk full is contained here: past the limit the episode ends as an

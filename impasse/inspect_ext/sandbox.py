@@ -155,10 +155,8 @@ class ImpasseSandbox(SandboxEnvironment):
         return ExecResult(code == 0, code, observation.output, "")
 
     def run_as_agent(self, command: str, timeout: int | None):
-        executor = self.live.executor
-        if timeout:
-            executor.timeout = timeout
-        return executor.run(ToolCall(uuid.uuid4().hex[:8], Tool.BASH, {"command": command}))
+        """One command with its own timeout: the executor's stays as it is for the next call."""
+        return self.live.executor.run(ToolCall(uuid.uuid4().hex[:8], Tool.BASH, {"command": command}), timeout)
 
     async def tool(self, name: str, arguments: dict) -> str:
         """impasse's own bash or edit_file call, as the model reads it in `impasse run` (`exit code: N`)."""

@@ -10,7 +10,7 @@ from inspect_ai.util import sandbox, store
 
 from impasse.episode.tools import TOOLS
 from impasse.inspect_ext.sandbox import ImpasseSandbox
-from impasse.vocabulary import TERMINAL_ARGUMENT, Tool
+from impasse.vocabulary import Tool
 
 ENDING = "impasse_ending"  # the store key of the verdict the agent called: {"kind": …, "message": …}
 OFFERED = {t["function"]["name"]: t["function"] for t in TOOLS}
@@ -45,5 +45,5 @@ def impasse_tools() -> list[ToolDef]:
 def verdict(kind: Tool, message: str) -> str:
     """The first verdict is the one that counts, as in impasse's loop."""
     if store().get(ENDING) is None:
-        store().set(ENDING, {"kind": str(kind), "message": message, "argument": TERMINAL_ARGUMENT[kind]})
+        store().set(ENDING, {"kind": str(kind), "message": message})
     return "ok"

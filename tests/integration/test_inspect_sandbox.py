@@ -21,6 +21,7 @@ from inspect_ai.solver import generate, use_tools  # noqa: E402
 from inspect_ai.tool import bash  # noqa: E402
 
 from impasse.cli.main import app  # noqa: E402
+from impasse.defaults import TOOL_TIMEOUT  # noqa: E402
 from impasse.inspect_ext.sandbox import ImpasseSandbox  # noqa: E402
 
 pytestmark = pytest.mark.docker
@@ -42,6 +43,8 @@ def test_the_sandbox_runs_as_the_agent_refuses_root_and_cleans_up(api):
             seen = {"uid": (await box.exec(["id", "-u"])).stdout.strip(),
                     "root": await box.exec(["id", "-u"], user="root"),
                     "piped": (await box.exec(["cat"], input="through stdin")).stdout,
+                    "timed": (await box.exec(["true"], timeout=7)).success,
+                    "kept": box.live.executor.timeout,
                     "read": await box.read_file("invoicekit/money.py")}
             try:
                 await box.write_file("invoicekit/money.py", "print('mine')\n")
@@ -57,6 +60,7 @@ def test_the_sandbox_runs_as_the_agent_refuses_root_and_cleans_up(api):
     assert seen["uid"] == "1000"
     assert not seen["root"].success and "as the agent only" in seen["root"].stderr
     assert seen["piped"] == "through stdin"
+    assert seen["timed"] and seen["kept"] == TOOL_TIMEOUT  # a command's own timeout is not the next one's
     assert "def " in seen["read"]
     assert "Permission denied" in seen["write"]
     assert seen["live"]  # the sample had a container ...
