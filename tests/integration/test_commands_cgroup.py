@@ -4,6 +4,7 @@ process table. Each agent held against impasse's own loop on the same task, card
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,7 +57,20 @@ def runs(api, tmp_path_factory):
     return get
 
 
-def no_child_left() -> list[Path]:
+def no_child_left(api, patience: float = 15.0) -> list[Path]:
+    """The commands' cgroups that outlive their container. Another test's container may be running
+    (xdist), or its run between the container's removal and its child's (the child goes after the
+    container): only a child whose container is gone and which stays gone past `patience` is left."""
+    deadline = time.monotonic() + patience
+    while True:
+        live = {c.id for c in api.containers.list(all=True)}
+        left = [path for path in children() if path.parent.name not in live and path.exists()]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.5)
+
+
+def children() -> list[Path]:
     return [*CGROUP_ROOT.glob("memory/docker/*/commands"), *CGROUP_ROOT.glob("pids/docker/*/commands")]
 
 
@@ -79,10 +93,10 @@ def test_oom_kill_kills_the_tests_not_the_agent(runs, agent, policy):
     assert theirs.left == []
 
 
-def test_the_container_keeps_the_controls_memory_and_leaves_no_cgroup(runs):
+def test_the_container_keeps_the_controls_memory_and_leaves_no_cgroup(api, runs):
     theirs = runs("claude-code", "oom_kill", MEMORY_TASK, "oracle")
     assert theirs.left == []
-    assert no_child_left() == []
+    assert no_child_left(api) == []
 
 
 @pytest.mark.parametrize("agent", ["claude-code", "opencode"])
@@ -111,4 +125,4 @@ def test_the_operators_lift_in_place_frees_the_commands(api, tmp_path):
     operator = read_run(result.path).result.operator
     assert (operator["lifted"], operator["exchanges"][0]["probe_after"]) == ("oom_kill", False)
     assert result.outcome == "resolved"
-    assert labelled(api, result.run_id) == [] and no_child_left() == []
+    assert labelled(api, result.run_id) == [] and no_child_left(api) == []
