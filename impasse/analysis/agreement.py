@@ -2,7 +2,9 @@
 conventions of ../shared/real-trajectories/LABELING.md: `file`, `blocker_category`, 0-based
 `t_star`) against what `impasse annotate --card auto` finds. Reports t* agreement on positives,
 category agreement, and false onsets on negatives with every card tried (which cards fired, and
-where) — overall, per format and per labelled category."""
+where) — overall, per format and per labelled category. Where a label says how the session ended
+(`ending`, `told_human`), the ending and whether the human was told are held to it too; where a
+provenance file lies beside the labels, every figure also by fold (folds.py): tuning and held-out."""
 
 from __future__ import annotations
 
@@ -11,10 +13,18 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from impasse.analysis import verdicts as ends
 from impasse.analysis.driver import annotate_auto, auto_cards
+from impasse.analysis.folds import repos_beside, split_of
 from impasse.analysis.importers import ImportProblem, load_foreign
+from impasse.analysis.incidents import incident_of
 from impasse.analysis.metrics import annotate, compile_card
 from impasse.catalog.cards import Card, load_cards
+
+# A label's ending (LABELING.md's words for it) → the annotator's verdict.
+ENDINGS = {"escalated": ends.ESCALATED, "claimed": ends.CLAIMED, "gave_up": ends.GAVE_UP,
+           "out_of_budget": ends.OUT_OF_BUDGET, "out_of_context": ends.OUT_OF_CONTEXT, "aborted": ends.ABORTED,
+           "no_step": ends.NO_STEP}
 
 
 @dataclass
@@ -29,6 +39,12 @@ class Verdict:
     format: str = ""  # the importer that read it
     steps: int = 0
     fired: dict[str, int] = field(default_factory=dict)  # negatives: every card that found an onset → its t*
+    split: str = ""  # tuning or held-out (by the file's repository), "" without provenance
+    expected_ending: str | None = None  # a verdict of verdicts.py; None: the label says nothing of it
+    found_ending: str | None = None
+    ending_line: str = ""  # the line the annotator read the ending from
+    expected_told: bool | None = None
+    found_told: bool | None = None
 
     @property
     def positive(self) -> bool:
@@ -60,6 +76,25 @@ class Verdict:
             return f"t* {self.found_t_star}, labelled {self.expected_t_star}"
         return "" if self.category_agrees else f"category {self.found_category}"
 
+    @property
+    def ending_agrees(self) -> bool | None:
+        return None if self.expected_ending is None else self.found_ending == self.expected_ending
+
+    @property
+    def told_agrees(self) -> bool | None:
+        """Whether the human was told, judged on sessions both sides say hit a wall (without a wall
+        the annotator asks no such question)."""
+        if self.expected_told is None or not self.positive or self.found_t_star is None:
+            return None
+        return self.found_told == self.expected_told
+
+    @property
+    def ending_miss(self) -> str:
+        misses = [f"ended {self.found_ending!r}, labelled {self.expected_ending!r} (read: {self.ending_line!r})"
+                  if self.ending_agrees is False else "",
+                  f"told {self.found_told}, labelled {self.expected_told}" if self.told_agrees is False else ""]
+        return "; ".join(m for m in misses if m)
+
 
 def share(hits: int, total: int) -> float | None:
     return round(hits / total, 4) if total else None
@@ -68,10 +103,13 @@ def share(hits: int, total: int) -> float | None:
 def figures(verdicts: list[Verdict]) -> dict:
     positives = [v for v in verdicts if v.positive]
     negatives = [v for v in verdicts if not v.positive]
+    endings = [v.ending_agrees for v in verdicts if v.ending_agrees is not None]
+    told = [v.told_agrees for v in verdicts if v.told_agrees is not None]
     return {"files": len(verdicts), "positives": len(positives), "negatives": len(negatives),
             "t_star_agreement": share(sum(v.t_star_agrees for v in positives), len(positives)),
             "category_agreement": share(sum(v.category_agrees for v in positives), len(positives)),
             "false_onsets": share(sum(v.false_onset for v in negatives), len(negatives)),
+            "ending_agreement": share(sum(endings), len(endings)), "told_agreement": share(sum(told), len(told)),
             "unreadable": sum(bool(v.problem) for v in verdicts)}
 
 
@@ -94,12 +132,16 @@ class Agreement:
     def by_category(self) -> dict[str, dict]:
         return self.by(lambda v: v.expected_category)
 
+    def by_split(self) -> dict[str, dict]:
+        return self.by(lambda v: v.split or "unfolded")
+
     def misses(self) -> list[Verdict]:
         return [v for v in self.verdicts if v.miss]
 
     def to_dict(self) -> dict:
         return {"summary": self.summary(), "by_format": self.by_format(), "by_category": self.by_category(),
-                "verdicts": [{**vars(v), "miss": v.miss} for v in self.verdicts]}
+                "by_split": self.by_split(),
+                "verdicts": [{**vars(v), "miss": v.miss, "ending_miss": v.ending_miss} for v in self.verdicts]}
 
 
 def read_labels(path: Path) -> list[dict]:
@@ -118,9 +160,19 @@ def cards_firing(trajectory, cards: list[Card]) -> dict[str, int]:
     return fired
 
 
+def expected_ending(label: dict) -> str | None:
+    ending = label.get("ending")
+    if ending is None:
+        return None
+    if ending not in ENDINGS:
+        raise ValueError(f"{label['file']}: ending {ending!r} is none of {', '.join(ENDINGS)}")
+    return ENDINGS[ending]
+
+
 def judge(label: dict, folder: Path, cards: list[Card] | None = None) -> Verdict:
     expected = None if label["t_star"] is None else label["t_star"] + 1
-    verdict = Verdict(label["file"], label["blocker_category"], expected, None, None)
+    verdict = Verdict(label["file"], label["blocker_category"], expected, None, None,
+                      expected_ending=expected_ending(label), expected_told=label.get("told_human"))
     cards = cards if cards is not None else auto_cards(load_cards())
     try:
         trajectory = load_foreign(folder / label["file"])
@@ -130,18 +182,26 @@ def judge(label: dict, folder: Path, cards: list[Card] | None = None) -> Verdict
     verdict.format, verdict.steps = trajectory.source, trajectory.length
     if not verdict.positive:
         verdict.fired = cards_firing(trajectory, cards)
-        if not verdict.fired:  # --card auto tries the same cards: it finds none either
-            verdict.found_category = "none"
-            return verdict
     found = annotate_auto(trajectory, cards)[0]
     verdict.found_t_star = found.row.t_star
     verdict.found_category = found.evidence.get("category") if found.row.t_star is not None else "none"
     verdict.evidence = (found.evidence.get("t_star") or {}).get("line", "")
+    by_id = {card.id: card for card in cards}
+    card = by_id.get(found.row.condition or "") if found.row.t_star is not None else None
+    incident = incident_of(trajectory, found, compile_card(card, None) if card else None)
+    verdict.found_ending, verdict.ending_line = incident.verdict.kind, incident.verdict.line
+    verdict.found_told = incident.told is not None if found.row.t_star is not None else None
     return verdict
 
 
-def agreement(labels_path: Path) -> Agreement:
-    """Every labelled file beside the labels file, judged."""
-    folder = labels_path.parent
+def agreement(labels_path: Path, sessions: Path | None = None) -> Agreement:
+    """Every labelled file judged: the files beside the labels, or in `sessions`."""
+    folder = sessions or labels_path.parent
     cards = auto_cards(load_cards())
-    return Agreement([judge(label, folder, cards) for label in read_labels(labels_path)])
+    repos = repos_beside(labels_path)
+    verdicts = []
+    for label in read_labels(labels_path):
+        verdict = judge(label, folder, cards)
+        verdict.split = split_of(repos[label["file"]]) if label["file"] in repos else ""
+        verdicts.append(verdict)
+    return Agreement(verdicts)

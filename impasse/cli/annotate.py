@@ -158,20 +158,26 @@ def report(paths: Annotated[list[Path], typer.Argument(help="Folders of runs.")]
 
 def agreement(labels: Annotated[Path, typer.Argument(help="A labels file (JSONL) beside the trajectories it labels.")],
               json_file: Annotated[Path | None, typer.Option("--json", help="Every verdict and the summary.")] = None,
+              sessions: Annotated[Path | None, typer.Option(
+                  "--sessions", help="The folder that holds the labelled files (default: the labels' own).")] = None,
               ) -> None:
     """Hold the annotator to hand labels: t* agreement, false onsets (every card tried), category
-    agreement (--card auto); overall, per format and per category, and every miss with its kind."""
+    agreement (--card auto), endings and whether the human was told where labelled; overall, per
+    format, per category and per fold (tuning, held-out: a provenance.jsonl beside the labels), and
+    every miss with its kind."""
     import json
 
     from impasse.analysis.agreement import agreement as judge_all
-    must_exist([labels], "labels file")
+    must_exist([labels, *([sessions] if sessions else [])], "labels file or sessions folder")
     try:
-        result = judge_all(labels)
+        result = judge_all(labels, sessions)
     except (ValueError, KeyError, TypeError) as err:
         raise fail(f"{labels}: not a labels file ({type(err).__name__}: {err})") from None
     out.print(verdict_table(labels, result.verdicts))
     out.print(figures_table("per format", result.by_format()))
     out.print(figures_table("per labelled category", result.by_category()))
+    if any(v.split for v in result.verdicts):
+        out.print(figures_table("per fold (by repository)", result.by_split()))
     summary = result.summary()
     out.print(", ".join(f"{k} {v}" for k, v in summary.items()), highlight=False)
     if json_file:
@@ -184,8 +190,9 @@ def verdict_table(labels: Path, verdicts: list):
     for column in ("file", "format", "label", "found", "t* label", "t* found", "agrees", "miss", "evidence"):
         table.add_column(column, overflow="fold")
     for v in verdicts:
+        miss = "; ".join(m for m in (v.miss, v.ending_miss) if m)
         table.add_row(v.file, v.format, v.expected_category, v.found_category or v.problem, str(v.expected_t_star),
-                      str(v.found_t_star), "[red]no[/]" if v.miss else "[green]yes[/]", escape(v.miss),
+                      str(v.found_t_star), "[red]no[/]" if miss else "[green]yes[/]", escape(miss),
                       escape(v.evidence[:120]))
     return table
 
@@ -193,7 +200,8 @@ def verdict_table(labels: Path, verdicts: list):
 def figures_table(title: str, groups: dict[str, dict]):
     from rich.table import Table
     table = Table(title=title)
-    heads = ("files", "positives", "t_star_agreement", "category_agreement", "negatives", "false_onsets")
+    heads = ("files", "positives", "t_star_agreement", "category_agreement", "negatives", "false_onsets",
+             "ending_agreement", "told_agreement")
     for column in ("", *heads):
         table.add_column(column)
     for name, figures in groups.items():

@@ -61,7 +61,40 @@ def test_agreement_scores_positives_negatives_and_categories(tmp_path: Path):
     (tmp_path / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     summary = agreement(tmp_path / "labels.jsonl").summary()
     assert summary == {"files": 2, "positives": 1, "negatives": 1, "t_star_agreement": 1.0,
-                       "category_agreement": 1.0, "false_onsets": 0.0, "unreadable": 0}
+                       "category_agreement": 1.0, "false_onsets": 0.0, "ending_agreement": None,
+                       "told_agreement": None, "unreadable": 0}
+
+
+def test_endings_and_telling_are_held_to_labels_and_counted_by_fold(tmp_path: Path):
+    """A labelled ending and `told_human` are judged beside t*; a provenance file beside the labels
+    puts each file in its repository's fold (carol/three is held out, alice/one is not)."""
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    (sessions / "blocked.traj.json").write_text(json.dumps(MINI))
+    (sessions / "clean.traj.json").write_text(json.dumps({**MINI, "messages": MINI["messages"][:4]}))
+    rows = [{"file": "blocked.traj.json", "blocker_category": "missing_dependency", "t_star": 1,
+             "ending": "claimed", "told_human": False},
+            {"file": "clean.traj.json", "blocker_category": "none", "t_star": None, "ending": "escalated"}]
+    labels_file = tmp_path / "labels.jsonl"
+    labels_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "provenance.jsonl").write_text(json.dumps({"file": "blocked.traj.json", "repo": "carol/three"})
+                                               + "\n" + json.dumps({"file": "clean.traj.json", "repo": "alice/one"}))
+    result = agreement(labels_file, sessions)
+    blocked, clean = result.verdicts
+    assert (blocked.found_ending, blocked.found_told, blocked.ending_miss) == ("claimed done", False, "")
+    assert clean.ending_agrees is False and "labelled 'escalated to the human'" in clean.ending_miss
+    assert (result.summary()["ending_agreement"], result.summary()["told_agreement"]) == (0.5, 1.0)
+    splits = result.by_split()
+    assert (splits["held-out"]["files"], splits["held-out"]["t_star_agreement"]) == (1, 1.0)
+    assert (splits["tuning"]["files"], splits["tuning"]["ending_agreement"]) == (1, 0.0)
+
+
+def test_an_ending_outside_the_vocabulary_is_named(tmp_path: Path):
+    (tmp_path / "clean.traj.json").write_text(json.dumps(MINI))
+    row = {"file": "clean.traj.json", "blocker_category": "none", "t_star": None, "ending": "finished"}
+    (tmp_path / "labels.jsonl").write_text(json.dumps(row) + "\n")
+    with pytest.raises(ValueError, match="ending 'finished' is none of escalated, claimed"):
+        agreement(tmp_path / "labels.jsonl")
 
 
 # Development-corpus files the annotator does not get right yet, each with the kind of miss

@@ -1,0 +1,31 @@
+"""Folds of a labelled corpus by repository, so figures on sessions the rules were not tuned on are
+figures on repositories never looked at while tuning (one person's sessions are alike: a split by
+file would leak their habits into the held-out part). A repository's fold is a hash of its name,
+so it never moves when the corpus grows."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+FOLDS = 5
+HELD_OUT = frozenset({3, 4})  # never read while tuning a rule; measured, then left alone
+TUNING, HELD_OUT_NAME = "tuning", "held-out"
+
+
+def fold_of(repo: str) -> int:
+    return int(hashlib.sha256(repo.strip().lower().encode()).hexdigest()[:8], 16) % FOLDS
+
+
+def split_of(repo: str) -> str:
+    return HELD_OUT_NAME if fold_of(repo) in HELD_OUT else TUNING
+
+
+def repos_beside(labels_path: Path) -> dict[str, str]:
+    """file → repository, from the provenance file beside the labels (empty where there is none)."""
+    provenance = labels_path.parent / "provenance.jsonl"
+    if not provenance.is_file():
+        return {}
+    rows = [json.loads(line) for line in provenance.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {row["file"]: row["repo"] for row in rows if "file" in row and "repo" in row}
