@@ -14,16 +14,14 @@ agent's string: an agent added later is read if its stream has that shape."""
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from impasse.dialects.failures import is_connection
 
 TAIL_BYTES = 256 * 1024  # the stop record is among the last lines; a long stream is read from its end
 ERROR_TYPES = {"error", "turn.failed", "session.error"}
 WORDS = 300
-# The words of a failure between the agent and its model endpoint (the relay), not of the agent's choosing.
-CONNECTION = re.compile(r"\b(API Error|ECONN\w+|ETIMEDOUT|fetch failed|socket hang up|connection (?:error|refused|"
-                        r"reset)|network error|stream (?:error|disconnected)|request timed out)", re.I)
 
 
 @dataclass(frozen=True)
@@ -34,7 +32,7 @@ class OwnStop:
     @property
     def connection(self) -> bool:
         """Whether the words are of a failed connection to the model, not of the agent stopping itself."""
-        return bool(CONNECTION.search(self.words))
+        return is_connection(self.words)
 
 
 def own_stop(stream: Path) -> OwnStop | None:

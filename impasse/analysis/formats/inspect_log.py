@@ -28,8 +28,6 @@ JSON_HEAD = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 SUBMIT = "submit"  # Inspect's agents end on it with their answer
 BUDGET_LIMITS = {"message", "turn", "token", "cost", "time", "working"}
 SHORT = 200
-# An error from the model's provider (then the model's API failed), not from the sandbox or the solver.
-MODEL_FAILURE = re.compile(r"\b(?:rate.?limit|quota|overloaded|context|too many tokens|api|status code|model)\b", re.I)
 
 
 def is_inspect_head(name: str, head: bytes) -> bool:
@@ -138,5 +136,6 @@ def sample_log(sample, steps: int) -> SessionLog:
         log.stop_line = f"{kind} limit ({limit.limit:g})" if limit.limit is not None else f"{kind} limit"
     elif error is not None:
         words = (str(error.message).splitlines() or [""])[0][:SHORT]
-        log.stop, log.stop_line = failure_stop(words) if MODEL_FAILURE.search(words) else ERRORED, words
+        # The model's provider failing is the API's; any other error (the sandbox's, the solver's) the harness's.
+        log.stop, log.stop_line = failure_stop(words, ERRORED), words
     return log

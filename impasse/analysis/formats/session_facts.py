@@ -6,7 +6,6 @@ misplaced. Nothing here ever makes a file unreadable: a log that records none of
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from pathlib import Path
 
@@ -23,11 +22,9 @@ from impasse.analysis.session_log import (
     SessionLog,
     StepFacts,
 )
+from impasse.dialects.failures import Failure, failure_of
 from impasse.dialects.own_stop import OwnStop, stop_of
 
-CONTEXT_WORDS = re.compile(r"prompt is too long|context (?:window|length)|ran out of room|too many tokens", re.I)
-LIMIT_WORDS = re.compile(r"limit reached|usage limit|out of (?:extra )?usage|rate.?limit|quota|exhausted your capacity"
-                         r"|resets? (?:at |in )?\d", re.I)
 INTERRUPT = "[Request interrupted by user"
 SHORT = 200
 
@@ -44,21 +41,19 @@ def stamp(value) -> float | None:
         return None
 
 
-def failure_stop(text: str) -> str:
-    """What an error the log recorded at its end means: a full context, a spent limit, or a failed call."""
-    if CONTEXT_WORDS.search(text):
-        return CONTEXT
-    return USAGE_LIMIT if LIMIT_WORDS.search(text) else API_ERROR
+FAILURE_STOPS = {Failure.CONTEXT: CONTEXT, Failure.LIMIT: USAGE_LIMIT, Failure.ENDPOINT: API_ERROR}
+
+
+def failure_stop(text: str, otherwise: str = API_ERROR) -> str:
+    """What an error the log recorded at its end means (dialects/failures.py): a full context, a spent
+    limit, a failed call to the model; `otherwise` where the words say none of these."""
+    return FAILURE_STOPS.get(failure_of(text), otherwise)
 
 
 def own_stop_kind(stop: OwnStop) -> str:
     """An error the agent itself recorded as its end: of its model's endpoint, a full context, a spent
     limit, or else the agent halting itself (a loop detector, a failure of its own)."""
-    if stop.connection:
-        return API_ERROR
-    if CONTEXT_WORDS.search(stop.words):
-        return CONTEXT
-    return USAGE_LIMIT if LIMIT_WORDS.search(stop.words) else HALTED
+    return API_ERROR if stop.connection else failure_stop(stop.words, HALTED)
 
 
 def first_line(text: str) -> str:
