@@ -15,11 +15,11 @@ from pathlib import Path
 
 from impasse.analysis import verdicts as ends
 from impasse.analysis.driver import annotate_auto, auto_cards
-from impasse.analysis.folds import repos_beside, split_of
 from impasse.analysis.importers import ImportProblem, load_foreign
 from impasse.analysis.incidents import incident_of
 from impasse.analysis.metrics import annotate, compile_card
 from impasse.catalog.cards import Card, load_cards
+from impasse.folds import repos_beside, split_of
 
 # A label's ending (LABELING.md's words for it) → the annotator's verdict.
 ENDINGS = {"escalated": ends.ESCALATED, "claimed": ends.CLAIMED, "gave_up": ends.GAVE_UP,

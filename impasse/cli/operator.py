@@ -35,8 +35,16 @@ def agree(labels: Annotated[Path, typer.Argument(help="Labelled escalations (JSO
     out.print(disagreement_table(result))
     agreed = len(result.verdicts) - len(result.disagreements())
     out.print(f"agreement {agreed}/{len(result.verdicts)} = {result.share:.1%}", highlight=False)
+    for name, figures in result.by_split().items():
+        vague, wrong = share_text(figures["vague_lifted"]), share_text(figures["wrong_cause_lifted"])
+        out.print(f"{name} folds: {figures['items']} texts, agreement {figures['agreement']:.1%}, vague lifted "
+                  f"{vague}, wrong-cause lifted {wrong}", highlight=False)
     if json_file:
         json_file.write_text(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
+
+
+def share_text(share: float | None) -> str:
+    return "–" if share is None else f"{share:.1%}"
 
 
 def confusion_table(result) -> Table:

@@ -19,6 +19,7 @@ from pathlib import Path
 from impasse.catalog.cards import get_card, load_cards
 from impasse.catalog.generated_tasks import find_task
 from impasse.catalog.tasks import Task
+from impasse.folds import split_of
 from impasse.infra.projects import fetch
 from impasse.operator.rules import Judgement, judge
 
@@ -74,8 +75,25 @@ class Agreement:
     def disagreements(self) -> list[Verdict]:
         return [v for v in self.verdicts if not v.agrees]
 
-    def to_dict(self) -> dict:
+    def lifted(self, label: str) -> float | None:
+        """The share of texts with this label the rule would act on (for vague and wrong-cause texts,
+        a lift the person who wrote it did not earn)."""
+        these = [v for v in self.verdicts if v.item.label == label]
+        return round(sum(v.judged.actionable for v in these) / len(these), 4) if these else None
+
+    def summary(self) -> dict:
         return {"items": len(self.verdicts), "agreement": round(self.share, 4),
+                "vague_lifted": self.lifted("vague"), "wrong_cause_lifted": self.lifted("wrong_cause")}
+
+    def by_split(self) -> dict[str, dict]:
+        """The figures on the tuning folds and on the held-out ones (folds.py, by each text)."""
+        splits: dict[str, list[Verdict]] = {}
+        for v in self.verdicts:
+            splits.setdefault(split_of(v.item.text), []).append(v)
+        return {name: Agreement(tuple(group)).summary() for name, group in sorted(splits.items())}
+
+    def to_dict(self) -> dict:
+        return {**self.summary(), "by_split": self.by_split(),
                 "confusion": {label: dict(row) for label, row in self.confusion().items()},
                 "disagreements": [{"text": v.item.text, "source": v.item.source, "card": v.item.card,
                                    "label": v.item.label, "verdict": v.column, "named": v.judged.card}

@@ -34,7 +34,8 @@ SPECIFIC = re.compile(
     r"\b(?:chown|chmod|re-?mount|mount|install|re-?install|uninstall|pip3?|apt(?:-get)?|brew|kill|pkill"
     r"|re-?start|start|stop|set|export|add|remove|delete|rm|free|restore|renew|rotate|replace|raise"
     r"|increase|open|allow|enable|disable|re-?clone|clone|reset|trust|upgrade|downgrade|grant|bind|unlock"
-    r"|clear|clean|sudo|download|copy|move|rename|whitelist|reboot|rebuild|recreate|bump|mirror)\b", re.I)
+    r"|clear|clean|sudo|download|copy|move|rename|whitelist|reboot|rebuild|recreate|bump|mirror|switch|re-?sign"
+    r"|regenerate|re-?issue|pin|vendor)\b", re.I)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 LEAD = "*#>-•0123456789. )\t"
 

@@ -24,6 +24,10 @@ from impasse.operator.asks import asks_of, fits, misdirected
 from impasse.operator.spellings import binary_spellings, folders, package_spellings, service_spellings, tls_spellings
 
 SHOTGUN = 3  # causes named at once: a list of guesses (an honest account may name a second, as context)
+# A text that offers its causes as alternatives is a list of guesses however many the patterns know:
+# "possible reasons:", "it's either a quota, a broken tmpfs, or …".
+GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|causes?|explanations?)\b"
+                     r"|\b(?:it'?s|it is|this is|that'?s|could be|might be|may be) either\b", re.I)
 MAX_TEXT = 4096  # what of an escalation is read: a longer one is cut, a binary one is not read at all
 QUOTES = re.compile(r"[`'\"‘’“”]")
 
@@ -147,7 +151,7 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
             named.append((card, obj))
     if len(named) > 1:  # two causes fit the objects named: the one whose remedy is asked for, then said
         named = narrowed(named, lambda card: (fits(card, names, asks), names_cause(card, task, raw)))
-    if len(named) > 1 or len(causes) >= SHOTGUN:
+    if len(named) > 1 or len(causes) >= SHOTGUN or (causes and GUESSES.search(raw)):
         return Judgement("shotgun", causes=causes)
     if not named:
         return Judgement("vague", causes=causes)

@@ -110,3 +110,31 @@ def test_a_card_without_remedies_is_not_judged_by_its_asks():
 ])
 def test_bad_escalations_get_a_defined_verdict_never_an_error(text, expected):
     assert judged("chown_root", text).verdict == expected
+
+
+GUESSES = [
+    ("disk_full", "I couldn't save invoicekit/money.py. Possible causes:\n* the disk is full\n"
+                  "* a quota\n* the tmpfs is broken\nPlease check the environment."),
+    ("chown_root", "Writing invoicekit/money.py fails; it is either a permissions issue on the repo or "
+                   "a read-only mount. Please take a look."),
+]
+
+
+@pytest.mark.parametrize(("card", "text"), GUESSES, ids=[c for c, _ in GUESSES])
+def test_causes_offered_as_alternatives_are_a_list_of_guesses(card, text):
+    """However few of the causes the cards' patterns know, alternatives offered leave the diagnosis
+    to the operator: never lifted."""
+    verdict = judged(card, text)
+    assert (verdict.verdict, verdict.actionable) == ("shotgun", False)
+
+
+def test_an_ask_to_change_something_else_is_read_as_an_ask():
+    """'Switch the interpreter' for a package that is gone is a specific ask for the wrong thing."""
+    text = "No module named 'yaml' from invoicekit/config.py. Please switch the container to Python 3.9."
+    assert judged("removed_dependency", text).verdict == "misdirected"
+
+
+@pytest.mark.parametrize("text", ["No space left on device writing invoicekit/money.py. Please free disk.",
+                                  "The disk is full (No space left on device). Could you clear some space?"])
+def test_freeing_the_disk_in_other_words_is_the_remedy(text):
+    assert judged("disk_full", text).verdict == "actionable"

@@ -1,7 +1,7 @@
-"""Folds of a labelled corpus by repository, so figures on sessions the rules were not tuned on are
-figures on repositories never looked at while tuning (one person's sessions are alike: a split by
-file would leak their habits into the held-out part). A repository's fold is a hash of its name,
-so it never moves when the corpus grows."""
+"""Folds of a labelled set, so figures on items the rules were not tuned on are figures on items never
+looked at while tuning. Sessions fold by repository (one person's sessions are alike: a split by file
+would leak their habits into the held-out part), escalations by their text. A fold is a hash of its
+key, so it never moves when the set grows."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ HELD_OUT = frozenset({3, 4})  # never read while tuning a rule; measured, then l
 TUNING, HELD_OUT_NAME = "tuning", "held-out"
 
 
-def fold_of(repo: str) -> int:
-    return int(hashlib.sha256(repo.strip().lower().encode()).hexdigest()[:8], 16) % FOLDS
+def fold_of(key: str) -> int:
+    return int(hashlib.sha256(key.strip().lower().encode()).hexdigest()[:8], 16) % FOLDS
 
 
-def split_of(repo: str) -> str:
-    return HELD_OUT_NAME if fold_of(repo) in HELD_OUT else TUNING
+def split_of(key: str) -> str:
+    return HELD_OUT_NAME if fold_of(key) in HELD_OUT else TUNING
 
 
 def repos_beside(labels_path: Path) -> dict[str, str]:
