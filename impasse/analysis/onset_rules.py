@@ -37,7 +37,8 @@ from impasse.analysis.normal_form import NStep, Obs
 LISTING = re.compile(r"^(?:[\w./-]+:\d+[:-]|\s*\d+\s*[|:\t]|\s*\d+\s{2,}|[+-](?![+-])|@@ )")
 EXCEPTION_NAME = (r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Missing|Refused|Denied|Failed|Failure|"
                   r"NotFound|Unavailable|Timeout|Invalid|Expired|Interrupt)\w*")
-EXCEPTION_LINE = re.compile(rf"^(?:E\s+)?{EXCEPTION_NAME}(?::|$)")
+# Java chains the cause under `Caused by: `: the line names the exception all the same.
+EXCEPTION_LINE = re.compile(rf"^(?:E\s+|Caused by: )?{EXCEPTION_NAME}(?::|$)")
 # pytest's crash location under a long traceback: where the exception was raised and its type
 # (`invoicekit/signing.py:27: SigningKeyMissing`). A report, not a grep hit: grep -n prints the
 # matched line right after the colon, pytest a space and nothing but the exception's type.
@@ -74,7 +75,15 @@ TOOL_ERROR = re.compile(
     r"error during connect: |permission denied while trying to connect to)|"
     # A tool saying that what it needs is not there (`streamlit not installed`, zsh's `which`:
     # `jq not found`, Prisma's `Please manually install OpenSSL …`).
-    r"^[\w.+@/-]+ (?:is )?not (?:installed|found)\b|^Please (?:manually )?install \S")
+    r"^[\w.+@/-]+ (?:is )?not (?:installed|found)\b|^Please (?:manually )?install \S|"
+    # Build tools' bracketed levels (Maven's `[ERROR] Failed to execute goal …`); a tool that says it
+    # needs root; a program PowerShell may not start; what was not made (`The virtual environment was
+    # not created successfully because ensurepip is not available`).
+    r"^\[(?:ERROR|FATAL)\] |^.*(?:\(you must be root\)|\bare you root\?)|^Program '[^'\n]+' failed to run: |"
+    r"^.*\bwas not created successfully\b|"
+    # An agent's own permission system refusing a tool use that only the human can allow (Claude
+    # Code's permission mode and its working-directory guard).
+    r"^.*\brequested permissions to .+, but you haven't granted it\b|^.*\bwas blocked\. For security, ")
 UNREACHABLE = re.compile(
     r"NewConnectionError|Failed to establish a new connection|Temporary failure in name resolution|"
     r"Name or service not known|Could not resolve host|Connection refused|Network is unreachable|"

@@ -62,7 +62,15 @@ OFFER = re.compile(r"^(?:(?:would|do) you (?:like|want)|want me to|shall i|shoul
 CLAIMS = re.compile(r"\b(?:done|complete[d]?|finished|implemented|fixed|resolved|shipped|landed|succeeded"
                     r"|successfully|all (?:\d+ )?(?:tests|checks) pass(?:ed|ing)?|(?:is|are) (?:now )?(?:working|ready"
                     r"|in place)|ready (?:for|to)|committed|pushed|verified|all green"
-                    r"|(?:verification|tests?|checks?|build|suite|everything)(?: now)? pass(?:es|ed)?)\b", re.I)
+                    r"|(?:verification|tests?|checks?|build|suite|everything)(?: now)? pass(?:es|ed)?"
+                    # Work reported done in the past tense ("I've created …", "Created `x` and added it …"),
+                    # a count with nothing failing, a service up, everything checked and correct.
+                    r"|i(?:'ve| have) (?:now |also |successfully )?(?:created|added|updated|implemented|written|wrote"
+                    r"|built|refactored|applied|made|set up|configured|replaced|migrated|removed)"
+                    r"|^\W*(?:created|added|updated|implemented|wrote|built|refactored|applied|replaced|migrated)"
+                    r"|\d+ (?:tests? )?(?:passing|passed)\W+(?:0|zero|no) (?:failing|failed|failures)"
+                    r"|(?:is|are) (?:now )?up and (?:running|serving)|succeeds"
+                    r"|(?:all|everything)\b[^.\n]{0,40}\b(?:looks?|is|are) (?:correct|good|fine))\b", re.I)
 # A sentence that names the work only to say it could not be done is no claim: "I don't have access
 # to complete it", "in order to finish", "before it is done".
 NOT_A_CLAIM = re.compile(r"(?:\b(?:not|never|unable to|cannot|can'?t|couldn'?t|won'?t|haven'?t|hasn'?t|isn'?t"

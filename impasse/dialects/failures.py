@@ -19,15 +19,18 @@ class Failure(StrEnum):
 
 CONTEXT_WORDS = re.compile(r"prompt is too long|context (?:window|length)|ran out of room|too many tokens"
                            r"|maximum context|context_length_exceeded", re.I)
-LIMIT_WORDS = re.compile(r"limit reached|usage limit|out of (?:extra )?usage|rate.?limit|quota|exhausted your capacity"
-                         r"|resets? (?:at |in )?\d|too many requests|\b429\b", re.I)
+# The account's budget spent (a plan's usage limit, a billing quota), not a rate limit: a 429 that
+# retries ran out on is the endpoint refusing for now (LABELING.md: a RateLimitError ends as "other").
+LIMIT_WORDS = re.compile(r"(?<!rate )limit reached|usage limit|out of (?:extra )?usage|quota|exhausted your capacity"
+                         r"|resets? (?:at |in )?\d", re.I)
 # No answer from the endpoint: the transport's own words (node's, curl's, Python's).
 CONNECTION_WORDS = re.compile(r"\b(?:API Error|ECONN\w+|ETIMEDOUT|EAI_AGAIN|fetch failed|socket hang up"
                               r"|connection (?:error|refused|reset|aborted|timed out)|network error"
                               r"|stream (?:error|disconnected)|request timed out|APIConnectionError)", re.I)
 # The provider answered with an error: its status, its overload, its key or its model refused. Not
 # the bare word "model": an agent's own stop speaks of "model behavior" (Qwen Code's loop detector).
-PROVIDER_WORDS = re.compile(r"\b(?:overloaded|status(?: code)?:? [45]\d\d|HTTP [45]\d\d|internal server error"
+PROVIDER_WORDS = re.compile(r"\b(?:overloaded|rate.?limit|too many requests|429|status(?: code)?:? [45]\d\d"
+                            r"|HTTP [45]\d\d|internal server error"
                             r"|bad gateway|service unavailable|api ?error|invalid api key|authentication_error"
                             r"|unauthori[sz]ed|model (?:not found|does not exist|is not available))", re.I)
 

@@ -14,7 +14,9 @@ WORDINGS = [
     ("Error code: 400 - {'error': {'code': 'context_length_exceeded'}}", Failure.CONTEXT),
     ("You exceeded your current quota, please check your plan and billing details.", Failure.LIMIT),
     ("Claude AI usage limit reached|1764892800", Failure.LIMIT),
-    ("429 Too Many Requests: retry after 20s", Failure.LIMIT),
+    ("429 Too Many Requests: retry after 20s", Failure.ENDPOINT),  # a rate limit: the endpoint, for now
+    ("exceeded retry limit, last status: 429 Too Many Requests, request id: 25f7", Failure.ENDPOINT),
+    ("Rate limit reached for gpt-4o in organization org-x on tokens per min", Failure.ENDPOINT),
     ("You've hit your usage limit. Upgrade to Pro or try again at 4:12 PM.", Failure.LIMIT),
     ("Error code: 529 - {'type': 'error', 'error': {'type': 'overloaded_error'}}", Failure.ENDPOINT),
     ("API Error: Connection error.", Failure.ENDPOINT),

@@ -213,6 +213,13 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     # a claim in the words of verification, not only "done"
     ("Implemented the retry. End-to-end verification passed.", "claimed done"),
     ("Build passes and the suite is all green.", "claimed done"),
+    # work reported done in the past tense, a count with nothing failing, a service up, all correct
+    ("Perfect! I've created a layman-friendly README.md that explains the data.", "claimed done"),
+    ("Created `start.sh` (runs the stack) and added it to the README.", "claimed done"),
+    ("734 passing, 0 failing.", "claimed done"),
+    ("The container is up and serving at https://localhost:5000.", "claimed done"),
+    ("All verifications look correct. Here's a summary of every change made:", "claimed done"),
+    ("5 passed, 3 failed. The remaining failures need the database.", "gave up without a claim"),
     # the work named only to say it could not be done: no claim
     ("I apologize, but it appears I don't have access to the repository to complete the task.",
      "gave up without a claim"),
