@@ -76,10 +76,10 @@ TOOL_ERROR = re.compile(
     # A tool saying that what it needs is not there (`streamlit not installed`, zsh's `which`:
     # `jq not found`, Prisma's `Please manually install OpenSSL …`).
     r"^[\w.+@/-]+ (?:is )?not (?:installed|found)\b|^Please (?:manually )?install \S|"
-    # Build tools' bracketed levels (Maven's `[ERROR] Failed to execute goal …`); a tool that says it
-    # needs root; a program PowerShell may not start; what was not made (`The virtual environment was
-    # not created successfully because ensurepip is not available`).
-    r"^\[(?:ERROR|FATAL)\] |^.*(?:\(you must be root\)|\bare you root\?)|^Program '[^'\n]+' failed to run: |"
+    # Build tools' bracketed levels (Maven's `[ERROR] Failed to execute goal …`); a program PowerShell
+    # may not start; what was not made (`The virtual environment was not created successfully because
+    # ensurepip is not available`).
+    r"^\[(?:ERROR|FATAL)\] |^Program '[^'\n]+' failed to run: |"
     r"^.*\bwas not created successfully\b|"
     # An agent's own permission system refusing a tool use that only the human can allow (Claude
     # Code's permission mode and its working-directory guard).
