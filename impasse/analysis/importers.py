@@ -19,10 +19,10 @@ from impasse.analysis.formats.codex_exec import EVENTS as CODEX_EXEC_EVENTS
 from impasse.analysis.formats.codex_exec import from_codex_exec
 from impasse.analysis.formats.common import ImportProblem, read_jsonl, strip_console
 from impasse.analysis.formats.console import FIRST_HEADER, from_console
-from impasse.analysis.formats.gemini_cli import from_gemini_cli, is_gemini_record
+from impasse.analysis.formats.gemini_cli import from_gemini_cli, is_gemini_record, is_gemini_session
 from impasse.analysis.formats.inspect_log import EVAL_SUFFIX, inspect_sessions, is_inspect_head
 from impasse.analysis.formats.mini import from_mini
-from impasse.analysis.formats.opencode import from_opencode_json, is_opencode_event
+from impasse.analysis.formats.opencode import from_opencode_json, is_opencode_event, is_opencode_export
 from impasse.analysis.formats.openhands import from_openhands
 from impasse.analysis.formats.openhands_store import (
     eval_cost,
@@ -62,7 +62,13 @@ def is_event(item) -> bool:
 
 def detect_json(data) -> str:
     if isinstance(data, list):
-        return "openhands" if any(is_event(e) for e in data[:50]) else "mini-swe-agent"
+        if any(is_event(e) for e in data[:50]):
+            return "openhands"
+        return "chat-export" if is_chat_export(data) else "mini-swe-agent"
+    if is_opencode_export(data):  # `messages` too, each of `info` and `parts`: read as the events it holds
+        return "opencode-json"
+    if is_gemini_session(data):  # a whole Gemini CLI chat, its `messages` of `user`/`gemini` type
+        return "gemini-cli"
     if is_cecli_session(data):  # before mini-swe-agent's: its messages are chat messages too
         return "cecli"
     if is_chat_export(data):  # before mini-swe-agent's too: chat messages with tool calls, no exit status
@@ -75,7 +81,8 @@ def detect_json(data) -> str:
         return "atif"
     if isinstance(data.get("history"), list) and any(is_event(e) for e in data["history"][:50]):
         return "openhands"
-    raise ImportProblem("unknown trajectory format (not mini-swe-agent, SWE-agent, ATIF, OpenHands or a cecli session)")
+    raise ImportProblem("unknown trajectory format (not mini-swe-agent, SWE-agent, ATIF, OpenHands, a cecli session, "
+                        "a chat export, an opencode export or a Gemini CLI chat)")
 
 
 def is_gemini_stream(record: dict) -> bool:
@@ -160,6 +167,8 @@ def read_document(path: Path, fmt: str) -> tuple[str, object, list[str]]:
     text = read_utf8(path, ImportProblem)
     if fmt == "mini-swe-agent-console":
         return "text", strip_console(text), []
+    if fmt in JSONL_FORMATS and path.suffix != ".jsonl" and (whole := one_object(text)) is not None:
+        return "json", whole, []  # a session saved as one JSON object (Gemini CLI's chat .json)
     if fmt in JSONL_FORMATS or path.suffix == ".jsonl":
         return ("jsonl", *read_jsonl(text, path))
     try:
@@ -174,6 +183,14 @@ def read_document(path: Path, fmt: str) -> tuple[str, object, list[str]]:
     if not data or not isinstance(data, list | dict):
         raise ImportProblem(f"{path}: not a trajectory (the document is {json.dumps(data)[:40]})")
     return "json", data, []
+
+
+def one_object(text: str) -> dict | None:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def load_sessions(path: Path, fmt: str = "auto") -> list[NTrajectory]:
@@ -237,6 +254,8 @@ def trajectory_of(path: Path, fmt: str, kind: str, data, warnings: list[str]) ->
         chosen = detect((kind, data)) if fmt == "auto" else fmt
     except ImportProblem as err:
         raise ImportProblem(f"{path}: {err}") from None
+    if chosen in JSONL_FORMATS and isinstance(data, dict) and not is_opencode_export(data):
+        data = [data]  # one object: its only line (Gemini CLI's chat .json: the header, messages and all)
     try:
         trajectory = READERS[chosen](data, path)
     except ImportProblem:

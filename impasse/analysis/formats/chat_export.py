@@ -7,18 +7,19 @@ each of its tool calls as messages of their own: still one model turn); its acti
 each read by what its tool does (impasse's verdict tools through its MCP server, a shell, an edit, an
 ask, or any other tool by name); its observations the tool messages that follow, up to the next
 assistant message. System and developer messages are skipped, and so are a sub-agent's (a role
-other than the five). A user message is the human: it ends the run and is no observation. A tool
+other than these and `human`). A user message (or a transcript's `human` one) is the human: it ends
+the run and is no observation. A tool
 result's exit status is the one it prints in the forms the agents print it; none where it prints none."""
 
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
 from impasse.analysis.formats.common import (
     ImportProblem,
     bash_action,
+    command_of,
     edit_action,
     json_arguments,
     other_action,
@@ -29,33 +30,42 @@ from impasse.analysis.formats.common import (
 )
 from impasse.analysis.normal_form import COMMAND, OTHER, WRITE, Action, NStep, NTrajectory, Obs
 
-ROLES = ("system", "developer", "user", "assistant", "tool")
+ROLES = ("system", "developer", "user", "assistant", "tool", "human")  # `human`: a transcript's user
 # The exit status as the agents' shells print it: Claude Code's "Exit code 2", Codex's "Exit code: 2"
-# and `"exit_code": 2`, opencode's and others' "exited with code 2" / "Process exited with code 2".
-EXIT = re.compile(r"(?:\bexit(?:ed with)? code:?\s*|\"exit_code\"\s*:\s*|process exited with code\s*)(-?\d+)",
-                  re.I)
-COMMAND_KEYS = ("command", "cmd", "commands", "script", "input")
+# and `"exit_code": 2`, opencode's and others' "exited with code 2" / "Process exited with code 2", a
+# chat loop's "rc=2" opening the result.
+EXIT = re.compile(r"(?:\A\s*rc=|\bexit(?:ed with)? code:?\s*|\"exit_code\"\s*:\s*|process exited with code\s*)"
+                  r"(-?\d+)", re.I)
 PATH_KEYS = ("file_path", "path", "filePath", "filename", "file")
 CONTENT_KEYS = ("content", "new_string", "newString", "new_str", "text", "patch", "input")
 
 
 def is_chat_export(data) -> bool:
     """A JSON object whose `messages` are chat messages with tool calls or tool results, and not a
-    mini-swe-agent trajectory (whose `info` holds its exit status)."""
-    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+    mini-swe-agent trajectory (whose `info` holds its exit status); or a bare list of such messages
+    that mini-swe-agent did not write (no `exit` message, no `extra` it keeps its actions and return
+    codes in, a tool other than its one `bash`). A transcript whose prompts are `human` messages and
+    which has no `user` one (a terminal session converted to JSON) is one too, tool calls or not."""
+    messages = data.get("messages") if isinstance(data, dict) else data
+    if not isinstance(messages, list):
         return False
-    info = data.get("info")
-    if isinstance(info, dict) and "exit_status" in info:
+    messages = [m for m in messages if isinstance(m, dict)]
+    roles = {m.get("role") for m in messages}
+    if isinstance(data, dict):
+        info = data.get("info")
+        if isinstance(info, dict) and "exit_status" in info:
+            return False
+    elif "exit" in roles or any(isinstance(m.get("extra"), dict) for m in messages) or \
+            not any(name != "bash" for name in tool_names(messages)):
         return False
-    return any(isinstance(m, dict) and (m.get("role") == "tool" or m.get("tool_calls")) for m in data["messages"])
+    if "human" in roles and "user" not in roles:
+        return True
+    return any(m.get("role") == "tool" or m.get("tool_calls") for m in messages)
 
 
-def command_of(args: dict) -> str:
-    value = next((args[k] for k in COMMAND_KEYS if k in args), "")
-    if isinstance(value, list):  # Codex's argv: ["bash", "-lc", "…"]
-        words = [str(v) for v in value]
-        return words[-1] if len(words) >= 3 and words[1] in ("-c", "-lc") else shlex.join(words)
-    return str(value)
+def tool_names(messages: list[dict]) -> list[str]:
+    return [str(call["function"].get("name", "")) for m in messages for call in m.get("tool_calls") or []
+            if isinstance(call, dict) and isinstance(call.get("function"), dict)]
 
 
 def call_action(name: str, args: dict) -> Action:
@@ -84,6 +94,7 @@ def export_steps(messages: list) -> list[NStep]:
         role = message.get("role") if isinstance(message, dict) else None
         if role not in ROLES or role in ("system", "developer"):
             continue  # a sub-agent's, or the harness's instructions
+        role = "user" if role == "human" else role
         if role == "assistant":
             if previous != "assistant":
                 steps.append(NStep(len(steps) + 1, ""))
@@ -105,8 +116,8 @@ def export_steps(messages: list) -> list[NStep]:
 def from_chat_export(data, path: Path) -> NTrajectory:
     if not is_chat_export(data):
         raise ImportProblem(f"{path}: not a session export (no `messages` with tool calls or tool results)")
-    steps = export_steps(data["messages"])
-    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
-    model = meta.get("model") or data.get("model")
+    steps = export_steps(data["messages"] if isinstance(data, dict) else data)
+    meta = data.get("meta") if isinstance(data, dict) and isinstance(data.get("meta"), dict) else {}
+    model = meta.get("model") or (data.get("model") if isinstance(data, dict) else None)
     return NTrajectory(run_id=path.stem, source="chat-export", path=str(path), model=str(model or "unknown"),
                        condition=None, task=path.stem, steps=steps, ending=verdict_of(steps))

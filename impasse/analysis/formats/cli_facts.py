@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from impasse.analysis.formats.common import text_of
 from impasse.analysis.formats.gemini_cli import replay
-from impasse.analysis.formats.opencode import stepped_events
+from impasse.analysis.formats.opencode import opencode_records, stepped_events
 from impasse.analysis.formats.qwen_code import is_qwen_record
 from impasse.analysis.formats.session_facts import failure_stop, first_line, stamp, summed
 from impasse.analysis.session_log import SessionLog, StepFacts
@@ -97,9 +97,11 @@ def opencode_usage(part: dict) -> dict | None:
             "cache_write_tokens": written, "reasoning_tokens": reasoning}
 
 
-def opencode_log(records: list[dict]) -> SessionLog:
-    """opencode's steps as opencode.opencode_steps opens them; a step's tokens and cost from its
-    `step_finish`; an `error` event (the session's own failure) as how it stopped."""
+def opencode_log(data) -> SessionLog:
+    """opencode's steps as opencode.opencode_steps opens them (an export's, from the events it holds);
+    a step's tokens and cost from its `step_finish`; an `error` event (the session's own failure) as
+    how it stopped."""
+    records = opencode_records(data)
     log = SessionLog()
     for opens, record in stepped_events(records):
         if opens:

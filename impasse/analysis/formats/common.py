@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 from impasse.analysis.normal_form import ASK, COMMAND, LIST, OTHER, READ, WRITE, Action
@@ -85,10 +86,28 @@ def strip_console(text: str) -> str:
 
 
 def text_of(content) -> str:
-    """Message content as text: a string, or the `text` parts of a list of content blocks."""
+    """Message content as text: a string, or the `text` parts of a list of content blocks, joined
+    with newlines (a part whose `text` is itself a list of parts, as a sub-agent's result is, by its
+    parts' text; a bare string in the list as it is)."""
     if isinstance(content, list):
-        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+        return "\n".join(text_of(part.get("text", "")) if isinstance(part, dict) else part
+                         for part in content if isinstance(part, dict | str))
     return content if isinstance(content, str) else ("" if content is None else json.dumps(content))
+
+
+# The argument a shell tool's command is in, by harness: `command` (most), `cmd` (Codex's exec_command,
+# chat loops), `commands`, `script`, `keystrokes` (Terminus' terminal), `input`.
+COMMAND_KEYS = ("command", "cmd", "commands", "script", "keystrokes", "input")
+
+
+def command_of(args) -> str:
+    """A shell tool's command from its arguments, under whichever of the usual keys it is; an argv
+    list (Codex's ["bash", "-lc", "…"]) as the script it runs, or else as one quoted line."""
+    value = next((args[k] for k in COMMAND_KEYS if k in args), "") if isinstance(args, dict) else ""
+    if isinstance(value, list):
+        words = [str(v) for v in value]
+        return words[-1] if len(words) >= 3 and words[1] in ("-c", "-lc") else shlex.join(words)
+    return "" if value is None else str(value)
 
 
 def bash_action(command: str) -> Action:
@@ -106,11 +125,34 @@ def edit_action(path, content) -> Action:
 IMPASSE_MCP = "mcp__impasse"  # impasse's own MCP server, as the agents name its tools
 
 
+# A harness's own tool by which the agent says it is done (mini-style loops' `finish`/`submit`, Cline's
+# `attempt_completion`, `complete_task`): its claim of completion, with the summary it gives.
+CLAIM_TOOLS = ("finish", "submit", "attempt_completion", "complete_task")
+CLAIM_TEXT_KEYS = ("summary", "result", "message", "answer", "text")
+FAILED = re.compile(r"\bfail", re.I)  # an `outcome`/`status` that says the task failed: no claim
+
+
+def claim_action(name: str, arguments) -> Action | None:
+    """A call of a completion tool (CLAIM_TOOLS, by its bare name) as impasse's task_complete, its
+    summary the message; None for any other tool, and for one whose `outcome` or `status` says it
+    failed (that call reports a failure, it claims nothing)."""
+    if str(name or "").strip().lower() not in CLAIM_TOOLS:
+        return None
+    arguments = arguments if isinstance(arguments, dict) else {}
+    if any(FAILED.search(str(arguments.get(key) or "")) for key in ("outcome", "status")):
+        return None
+    message = next((arguments[k] for k in CLAIM_TEXT_KEYS if arguments.get(k)), "")
+    return Action(Tool.TASK_COMPLETE, message=text_of(message))
+
+
 def verdict_action(name: str, arguments, namespace: str = "") -> Action | None:
     """impasse's verdict tools as an external agent calls them through impasse's MCP server (Claude
     Code's `mcp__impasse__escalate_to_human`, Codex's `escalate_to_human` in the `mcp__impasse`
-    namespace): the verdict itself, with its reason or summary. None for any other tool."""
+    namespace): the verdict itself, with its reason or summary; a harness's own completion tool
+    called by its bare name (claim_action) as a claim of completion. None for any other tool."""
     server, _, tool = f"{namespace}__{name}".removeprefix("__").rpartition("__")
+    if not server:
+        return claim_action(tool, arguments)
     if server != IMPASSE_MCP or tool not in TERMINAL_ARGUMENT:
         return None
     message = arguments.get(TERMINAL_ARGUMENT[tool], "") if isinstance(arguments, dict) else ""

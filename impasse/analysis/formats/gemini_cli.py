@@ -1,4 +1,5 @@
-"""Gemini CLI session files (`~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl`): a header
+"""Gemini CLI session files (`~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl`; a chat saved
+as one JSON object, the header with all its `messages`, is read as that one line): a header
 line `{sessionId, projectHash, startTime, kind}`, then message records `{id, timestamp, type, content,
 toolCalls…}` and `{"$set": …}` patches, replayed as Gemini CLI itself loads the file: a record with
 an `id` replaces the message of that id (the CLI writes a model turn first empty, then again with its
@@ -15,6 +16,7 @@ from pathlib import Path
 from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
+    command_of,
     edit_action,
     other_action,
     text_of,
@@ -39,6 +41,12 @@ EMPTY = "(empty)"  # the shell tool's word for no output
 
 def is_header(record: dict) -> bool:
     return isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str)
+
+
+def is_gemini_session(data) -> bool:
+    """A whole Gemini CLI chat saved as one JSON object (`/chat save`, and the CLI's `session-*.json`
+    before JSON Lines): the header's keys with all its `messages` in it, read as a header line."""
+    return isinstance(data, dict) and is_header(data) and isinstance(data.get("messages"), list)
 
 
 def is_gemini_record(record: dict) -> bool:
@@ -129,7 +137,7 @@ def gemini_action(name: str, args) -> Action:
 def shell_or_file_action(name: str, args: dict, edit_tool: str) -> Action:
     """Gemini CLI's tools and its fork Qwen Code's, which name them alike but for the edit (`edit_tool`)."""
     if name in SHELL_TOOLS:
-        return Action(Tool.BASH, command=str(args.get("command", "")))
+        return Action(Tool.BASH, command=command_of(args))
     if name == edit_tool:
         return edit_action(args.get("file_path"), args.get("new_string"))
     if name == "write_file":

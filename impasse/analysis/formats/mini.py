@@ -10,7 +10,7 @@ import json
 import re
 from pathlib import Path
 
-from impasse.analysis.formats.common import BASH_BLOCK, ImportProblem, bash_action, text_of
+from impasse.analysis.formats.common import BASH_BLOCK, ImportProblem, bash_action, command_of, text_of
 from impasse.analysis.normal_form import NStep, NTrajectory, Obs
 from impasse.vocabulary import Ending
 
@@ -37,14 +37,15 @@ def parse_mini_observation(content: str) -> Obs | None:
 
 
 def commands_of(message: dict, content: str) -> list[str]:
-    """v2: `extra.actions`, else each tool call's `command`. v1: the one ```bash block; a reply with
-    none or several is a format error (mini-swe-agent ran nothing), a step without an action."""
+    """v2: `extra.actions`, else each tool call's command (`command`, or another usual key). v1: the
+    one ```bash block; a reply with none or several is a format error (mini-swe-agent ran nothing), a
+    step without an action."""
     extra = message.get("extra") or {}
     commands = [a.get("command", "") for a in extra.get("actions") or []]
     if not commands and message.get("tool_calls"):
         for call in message["tool_calls"]:
             try:
-                commands.append(json.loads(call["function"]["arguments"]).get("command", ""))
+                commands.append(command_of(json.loads(call["function"]["arguments"])))
             except (json.JSONDecodeError, KeyError, AttributeError):
                 commands.append(str(call.get("function", {}).get("arguments", "")))
     if not commands and not message.get("tool_calls"):

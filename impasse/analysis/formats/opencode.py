@@ -3,7 +3,12 @@ part}`, of types `step_start`, `text`, `reasoning`, `tool_use` (a call that fini
 `error`), `step_finish` and `error`. A step is one model call, from its `step_start` to its
 `step_finish` (a part of another message with no `step_start` between also opens one); its
 `tool_use` parts are its actions, each with its observation, and its `text` parts its words. An
-event printed twice (the same part id) counts once; `error` events (the session's own) are no step."""
+event printed twice (the same part id) counts once; `error` events (the session's own) are no step.
+
+What `opencode export <session>` writes, the session's `info` and its `messages` (each `{info,
+parts}`, the parts named `step-start`, `tool`, `step-finish`…), is read as the events `opencode run`
+would have printed for its assistant messages' parts (the human's messages print none); a call still
+`running` or `pending` when the session was saved is an action with no observation."""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from impasse.agents.exit_line import unwrapped, without_exit_line
 from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
+    command_of,
     edit_action,
     other_action,
     text_of,
@@ -30,6 +36,10 @@ NO_OUTPUT = "(no output)"  # the bash tool's word for no output
 # What the bash tool appends when it stopped the command (opencode 1.18.33, ShellTool.run).
 SHELL_METADATA = re.compile(r"\n*<shell_metadata>\n(.*?)\n</shell_metadata>\s*\Z", re.S)
 TIMED_OUT = "shell tool terminated command after exceeding timeout"
+FINISHED = ("completed", "error")  # a call's states with a result (`pending` and `running` have none)
+# An export's part types as `opencode run --format json` names their events.
+EXPORT_PARTS = {"step-start": "step_start", "step-finish": "step_finish", "tool": "tool_use", "text": "text",
+                "reasoning": "reasoning"}
 
 
 def is_opencode_event(record: dict) -> bool:
@@ -42,7 +52,7 @@ def opencode_action(name: str, args) -> Action:
     if name.startswith(MCP_PREFIX) and (verdict := verdict_action(f"mcp__impasse__{name[len(MCP_PREFIX):]}", args)):
         return verdict
     if name == "bash":  # a scripted policy's command keeps the exit line impasse adds out (agents/exit_line.py)
-        return Action(Tool.BASH, command=unwrapped(str(args.get("command", ""))))
+        return Action(Tool.BASH, command=unwrapped(command_of(args)))
     if name == "edit":
         return edit_action(args.get("filePath"), args.get("newString"))
     if name == "write":
@@ -104,14 +114,63 @@ def opencode_steps(records: list[dict]) -> list[NStep]:
             state = part.get("state") if isinstance(part.get("state"), dict) else {}
             action = opencode_action(str(part.get("tool", "")), state.get("input"))
             step.actions.append(action)
-            step.observations.append(tool_obs(state, action))
+            if state.get("status") in FINISHED:
+                step.observations.append(tool_obs(state, action))
     return steps
 
 
-def from_opencode_json(records: list[dict], path: Path) -> NTrajectory:
+def from_opencode_json(data, path: Path) -> NTrajectory:
+    """`opencode run --format json` events, or an `opencode export` (read as the events it holds)."""
+    records = opencode_records(data)
     if not any(is_opencode_event(r) for r in records):
-        raise ImportProblem(f"{path}: not `opencode run --format json` output (no step or part event)")
+        raise ImportProblem(f"{path}: not `opencode run --format json` output or an `opencode export` (no step or "
+                            "part event)")
     session = next((str(r["sessionID"]) for r in records if is_opencode_event(r) and r.get("sessionID")), path.stem)
     steps = opencode_steps(records)
-    return NTrajectory(run_id=session, source="opencode", path=str(path), model="unknown", condition=None,
+    return NTrajectory(run_id=session, source="opencode", path=str(path), model=export_model(data), condition=None,
                        task=path.stem, steps=steps, ending=verdict_of(steps))
+
+def is_opencode_export(data) -> bool:
+    """What `opencode export` writes: the session's `info` and `messages` of `{info, parts}`."""
+    if not isinstance(data, dict) or not isinstance(data.get("info"), dict):
+        return False
+    if not isinstance(data.get("messages"), list):
+        return False
+    return any(isinstance(m, dict) and isinstance(m.get("info"), dict) and isinstance(m.get("parts"), list)
+               for m in data["messages"])
+
+
+def export_events(data: dict) -> list[dict]:
+    """An export's assistant parts as `opencode run --format json` events (`{type, timestamp,
+    sessionID, part}`), in order; an assistant message's `error` as an `error` event after its parts."""
+    events: list[dict] = []
+    for message in data["messages"]:
+        info = message.get("info") if isinstance(message, dict) and isinstance(message.get("info"), dict) else {}
+        if info.get("role") != "assistant":
+            continue
+        session = info.get("sessionID") or data["info"].get("id")
+        created = (info.get("time") or {}).get("created") if isinstance(info.get("time"), dict) else None
+        for part in message.get("parts") or []:
+            kind = EXPORT_PARTS.get(part.get("type")) if isinstance(part, dict) else None
+            if kind is None:
+                continue
+            times = part.get("time") if isinstance(part.get("time"), dict) else {}
+            events.append({"type": kind, "timestamp": times.get("start") or created, "sessionID": session,
+                           "part": {**part, "messageID": part.get("messageID") or info.get("id")}})
+        if isinstance(info.get("error"), dict):
+            events.append({"type": "error", "timestamp": created, "sessionID": session, "error": info["error"]})
+    return events
+
+
+def opencode_records(data) -> list[dict]:
+    """The events to read: the lines of `opencode run --format json`, or those an export holds."""
+    return export_events(data) if is_opencode_export(data) else data
+
+
+def export_model(data) -> str:
+    """The model an export names (the session's, else its first assistant message's); unknown for events."""
+    if not is_opencode_export(data):
+        return "unknown"
+    model = data["info"].get("model") if isinstance(data["info"].get("model"), dict) else {}
+    return str(model.get("id") or next((m["info"]["modelID"] for m in data["messages"] if isinstance(m, dict)
+                                        and isinstance(m.get("info"), dict) and m["info"].get("modelID")), "unknown"))
