@@ -51,7 +51,7 @@ TOOL_ERROR = re.compile(
     rf"^FAILED \S+ - |^E\s{{2,}}\S|^{SHELL_PREFIX}.*(?:"
     r"Permission denied|Read-only file system|No space left on device|Operation not permitted|"
     r"permission denied|read-only file system|operation not permitted|"
-    r"command not found|not found|No module named|No such file or directory|cannot |can't |couldn't |"
+    r"command not found|not found|No module named|No such file or directory|[Cc]annot |can't |couldn't |"
     r"Connection refused|"
     r"Could not resolve|could not resolve|Name or service not known|Temporary failure in name resolution|"
     r"unable to |Unable to |certificate|Killed|killed|[Ff]ailed|[Ee]rror|unavailable)|^curl: \(\d+\)|^Killed\b|"
@@ -83,7 +83,8 @@ TOOL_ERROR = re.compile(
     r"^.*\bwas not created successfully\b|"
     # An agent's own permission system refusing a tool use that only the human can allow (Claude
     # Code's permission mode and its working-directory guard).
-    r"^.*\brequested permissions to .+, but you haven't granted it\b|^.*\bwas blocked\. For security, ")
+    r"^.*\brequested permissions to .+, but you haven't granted it\b|^.*\bwas blocked\. For security, |"
+    r"^Permission to use [\w ]+ has been denied")
 UNREACHABLE = re.compile(
     r"NewConnectionError|Failed to establish a new connection|Temporary failure in name resolution|"
     r"Name or service not known|Could not resolve host|Connection refused|Network is unreachable|"

@@ -20,6 +20,7 @@ from impasse.analysis.session_log import (
     MAX_TURNS,
     USAGE_LIMIT,
 )
+from impasse.dialects.failures import Failure, failure_of
 from impasse.vocabulary import ENDING_RULES, TERMINAL_TOOLS, Ending, Tool
 
 ESCALATED = "escalated to the human"
@@ -69,7 +70,9 @@ CLAIMS = re.compile(r"\b(?:done|complete[d]?|finished|implemented|fixed|resolved
                     r"|built|refactored|applied|made|set up|configured|replaced|migrated|removed)"
                     r"|^\W*(?:created|added|updated|implemented|wrote|built|refactored|applied|replaced|migrated)"
                     r"|\d+ (?:tests? )?(?:passing|passed)\W+(?:0|zero|no) (?:failing|failed|failures)"
-                    r"|(?:is|are) (?:now )?up and (?:running|serving)|succeeds"
+                    r"|(?:is|are) (?:now )?up and (?:running|serving)|succeeds|(?P<n>\d+) passed \((?P=n)(?=\))"
+                    r"|(?:have been|has been|are now|is now) (?:successfully )?(?:covered|addressed|handled|applied"
+                    r"|merged|deployed|wired|integrated|added|created|fixed|updated|removed|stopped|cleaned up)"
                     r"|(?:all|everything)\b[^.\n]{0,40}\b(?:looks?|is|are) (?:correct|good|fine))\b", re.I)
 # A sentence that names the work only to say it could not be done is no claim: "I don't have access
 # to complete it", "in order to finish", "before it is done".
@@ -151,8 +154,27 @@ def first_line(text: str) -> str:
     return next((line.strip() for line in (text or "").splitlines() if line.strip()), "")[:SHORT]
 
 
+# A harness's own notice kept in the agent's place (a session export writes Claude Code's "You've hit
+# your limit · resets 4am" or "API Error: 403 · Please run /login" as an assistant message): one short
+# line whose words are a limit's, a full context's, or the harness's API error.
+NOTICE = 200
+HARNESS_API_ERROR = re.compile(r"^\W*API Error\b|Please run /login", re.I)
+NOTICE_VERDICTS = {Failure.LIMIT: OUT_OF_BUDGET, Failure.CONTEXT: OUT_OF_CONTEXT}
+
+
+def notice_verdict(step: NStep) -> Verdict | None:
+    text = (step.text or "").strip()
+    if not text or len(text) > NOTICE or "\n" in text or step.actions:
+        return None
+    kind = NOTICE_VERDICTS.get(failure_of(text)) or (ABORTED if HARNESS_API_ERROR.search(text) else None)
+    return Verdict(kind, step.index, "the harness's own notice ended it", text) if kind else None
+
+
 def message_verdict(step: NStep) -> Verdict:
     """The agent's last turn read as words: an ask, a claim, or neither."""
+    notice = notice_verdict(step)
+    if notice is not None:
+        return notice
     asks = [a for a in step.actions if a.kind == ASK or a.tool == Tool.ESCALATE_TO_HUMAN]
     if asks:
         return Verdict(ESCALATED, step.index, "it asked the human (an ask tool)", first_line(asks[0].command

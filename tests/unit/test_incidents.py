@@ -220,6 +220,13 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     ("The container is up and serving at https://localhost:5000.", "claimed done"),
     ("All verifications look correct. Here's a summary of every change made:", "claimed done"),
     ("5 passed, 3 failed. The remaining failures need the database.", "gave up without a claim"),
+    ("1. Local: `npm run test` -> 117 passed (117).", "claimed done"),
+    ("3 passed (5). The other two need the database.", "gave up without a claim"),
+    ("Both gaps are now covered: the handler and its test.", "claimed done"),
+    # the harness's own notice in the agent's place, as a session export keeps it
+    ("You've hit your limit · resets 4am (Africa/Nairobi)", "ran out of budget"),
+    ("API Error: 403 · Please run /login", "aborted"),
+    ("The endpoint returns HTTP 500.", "gave up without a claim"),  # the app's error, in the agent's words
     # the work named only to say it could not be done: no claim
     ("I apologize, but it appears I don't have access to the repository to complete the task.",
      "gave up without a claim"),
