@@ -15,7 +15,7 @@ from functools import lru_cache
 from impasse.analysis.metrics import Annotation, CompiledCard
 from impasse.analysis.normal_form import NTrajectory
 from impasse.analysis.session_log import SessionLog, StepFacts
-from impasse.analysis.verdicts import UNABLE, Told, Verdict, sentences, told_human, verdict_of
+from impasse.analysis.verdicts import UNABLE, Told, Verdict, ask_in, sentences, told_human, verdict_of
 from impasse.episode.run_record import RunRecord
 from impasse.models.pricing import PriceTable, PriceTableError, cost_of, parse_price
 
@@ -111,7 +111,8 @@ def session_total(trajectory: NTrajectory, price) -> Spent:
 
 # How people name each kind of wall in a sentence that also says something failed (verdicts.UNABLE).
 WALL_WORDS = {
-    "permission": r"permission|sandbox|not permitted|access denied|EACCES|EPERM|owned by root|approval",
+    "permission": r"permission|sandbox|not permitted|access denied|(?:write|read) access|access to|EACCES|EPERM"
+                  r"|owned by root|approval",
     "read_only": r"read-only|read only|sandbox|not writable",
     "network": r"network|offline|internet|DNS|resolve|unreachable|connect|proxy|registry|download",
     "missing_binary": r"not installed|not found|no such|command|binary|executable|not available|PATH",
@@ -129,16 +130,19 @@ def as_word(name: str) -> str:
 
 def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | None):
     """What in a message names the wall: the card's diagnosis; else a sentence that says something
-    failed and names the wall's kind (or the module, binary or secret the onset named)."""
+    failed, or asks the human to act, and names the wall — the module, binary or secret the onset
+    named where it named one (a sentence about "missing fields" names no missing binary), else the
+    wall's kind in words."""
     patterns = compiled.diagnosis if compiled else []
-    words = WALL_WORDS.get(category or "", "")
-    subject = re.compile("|".join(p for p in (words, as_word(name) if name else "") if p) or r"(?!)", re.I)
+    subject = re.compile(as_word(name) if name else WALL_WORDS.get(category or "", "") or r"(?!)", re.I)
 
     def names(text: str) -> str:
         for regex in patterns:
             if found := regex.search(text):
                 return text[text.rfind("\n", 0, found.start()) + 1:].split("\n", 1)[0].strip()[:200]
-        return next((s[:200] for s in sentences(text) if UNABLE.search(s) and subject.search(s)), "")
+        said = next((s[:200] for s in sentences(text) if UNABLE.search(s) and subject.search(s)), "")
+        ask = "" if said else ask_in(text)
+        return said or (ask if ask and subject.search(text) else "")
     return names
 
 

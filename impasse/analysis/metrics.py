@@ -15,6 +15,7 @@ from impasse.analysis.onset_rules import (
     absent_by_probe,
     agent_made_the_command,
     agent_started_it,
+    agent_wrote_it,
     is_credential,
     kind_counts,
     line_counts,
@@ -186,6 +187,8 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
                 continue
             if compiled.foreign and agent_started_it(compiled.self_caused, trajectory.steps, step.index, line):
                 return None
+            if compiled.foreign and agent_wrote_it(trajectory.steps, step.index, line):
+                continue
             return Match(step.index, signature.reason, line or f"exit status {obs.exit_code}", name,
                          signature.injected)
     return None

@@ -208,6 +208,28 @@ def agent_started_it(patterns: list[re.Pattern], steps: list[NStep], index: int,
     return any(rx.search(earlier) for rx in patterns)
 
 
+# What was refused (`bash: ./solve.sh: Permission denied`), to ask whether the agent made it itself.
+DENIED_PATH = re.compile(r"(?P<path>[^\s:'\"`]+): Permission denied")
+
+
+def agent_wrote_it(steps: list[NStep], index: int, line: str) -> bool:
+    """A foreign run's permission refusal on a file the agent itself wrote earlier (its own script,
+    saved without the execute bit): its own doing, as its own module is (LABELING.md)."""
+    found = DENIED_PATH.search(line)
+    name = found.group("path").rsplit("/", 1)[-1] if found else ""
+    if len(name) < 2 or "." not in name:
+        return False
+    wrote = re.compile(rf"(?:>>?|\btee(?:\s+-a)?)\s*['\"]?[^\s'\"]*\b{re.escape(name)}\b")
+    for step in steps:
+        if step.index >= index:
+            return False
+        for action in step.actions:
+            if (action.kind == "write" and (action.path.endswith(name) or name in action.command)) \
+                    or wrote.search(action.command):
+                return True
+    return False
+
+
 def calls_of(step: NStep, index: int) -> list:
     """The calls behind a step's observation `index`: its own, when calls and observations pair up;
     else all of the step's."""

@@ -88,7 +88,8 @@ QUOTED = re.compile(r'"[^"\n]{3,}"|\u201c[^\u201d\n]{3,}\u201d|^\s*>.*$', re.M)
 UNABLE = re.compile(r"\b(?:(?:can ?no|can'|could ?n'|was ?n'|is ?n'|did ?n'|do ?n'|does ?n')t|unable|not able"
                     r"|i apologi[sz]e|unfortunately"
                     r"|blocked|no (?:network|internet|access|permission)|permission denied|not installed"
-                    r"|not available|unavailable|failed|fails|refused|denied|missing|read-only|sandbox)\b", re.I)
+                    r"|not available|unavailable|failed|fails|refused|denied|missing|read-only|sandbox"
+                    r"|no [\w.+-]+ (?:binary |executable |command )?(?:available|installed|found))\b", re.I)
 SHORT = 200
 
 
@@ -116,6 +117,8 @@ def ask_in(text: str) -> str:
     """The sentence of a message that asks the human to act, or ""; an offer of more work is none."""
     for sentence in sentences(text):
         plain = sentence.lstrip("*#>-• ").strip()
+        if HARNESS_API_ERROR.search(plain):  # the harness's notice ("Please run /login"), no ask of the agent's
+            continue
         question = plain.endswith("?") and plain[:1].isalpha() and not CODE_CHARS.search(INLINE.sub("", plain)) \
             and not OFFER.match(plain) and len(plain) > 12
         if ASKS.search(plain) or question:
@@ -222,17 +225,17 @@ def handed_back(trajectory: NTrajectory, index: int) -> bool:
 
 
 def told_human(trajectory: NTrajectory, t_star: int, names_wall) -> Told | None:
-    """The first step at or after t* where the agent told the human: an ask or escalation tool, or a
-    message ending a turn that asks the human to act or says what stopped it (`names_wall(text)`:
-    the card's diagnosis, or a failure word)."""
+    """The first step at or after t* where the agent told the human about the wall: impasse's
+    escalation; another ask tool, or a message ending a turn (a human spoke next, or the session
+    ended there), that names it (`names_wall(text)`: the card's diagnosis, or a sentence that says
+    something failed or asks the human to act and names the wall). An ask about anything else, or
+    narration in the middle of a turn, tells no one about the wall."""
     for step in trajectory.steps[t_star - 1:]:
         for action in step.actions:  # a loop, not a list per step: this runs over every step after t*
-            if action.kind == ASK or action.tool == Tool.ESCALATE_TO_HUMAN:
+            if action.tool == Tool.ESCALATE_TO_HUMAN:
                 return Told(step.index, f"an ask ({action.tool})", first_line(action.message or action.command))
-        if not step.text or not handed_back(trajectory, step.index):
-            continue
-        if ask := ask_in(step.text):
-            return Told(step.index, "a message asking the human to act", ask)
-        if said := names_wall(step.text):
+            if action.kind == ASK and (said := names_wall(action.message or action.command)):
+                return Told(step.index, f"an ask ({action.tool})", said)
+        if step.text and handed_back(trajectory, step.index) and (said := names_wall(step.text)):
             return Told(step.index, "a message naming the wall", said)
     return None

@@ -65,9 +65,10 @@ class RunDir:
 
 
 def read_utf8(path: Path, error: type[Exception] = TrajectoryError) -> str:
-    """A file's text, or `error` naming the file when it is not UTF-8."""
+    """A file's text, or `error` naming the file when it is not UTF-8. A leading byte-order mark is
+    dropped: Windows tools (PowerShell's Out-File, some session exporters) write one."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise error(f"{path}: not UTF-8 text (a binary file?)") from None
 

@@ -164,3 +164,10 @@ def test_atif_results_that_name_no_call(tmp_path):
     assert [o.kind for o in first.observations] == ["command"]
     assert [o.output for o in second.observations] == ["env\n"]  # a later non-agent entry's results
     assert [o.output for o in third.observations] == ["/srv\n", "Task marked complete."]
+
+
+def test_a_file_that_begins_with_a_byte_order_mark_is_read(tmp_path):
+    """Windows tools write a BOM before the JSON; the session is read all the same."""
+    path = tmp_path / "session.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(chat_list("PASS")).encode())
+    assert load_foreign(path).length == load_foreign(write(tmp_path, "plain.json", chat_list("PASS"))).length > 0

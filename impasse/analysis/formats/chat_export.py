@@ -86,15 +86,40 @@ def tool_obs(message: dict, action: Action | None) -> Obs:
     return Obs(text, int(found.group(1)) if found else None, kind=action.kind if action else OTHER)
 
 
+# A user message the harness wrote, not a person: a background task's notice, a reminder, a
+# continued session's summary, an aborted turn's marker, the environment's context.
+AUTOMATIC = re.compile(r"\A\s*(?:<(?:task-notification|system-reminder|turn_aborted|environment_context"
+                       r"|user_instructions|local-command-stdout)\b|This session is being continued"
+                       r"|Caveat: The messages below)")
+
+
+def roles_of(messages: list):
+    """(role, message) for every message a step is made of: a sub-agent's and the harness's
+    instructions skipped, a transcript's `human` read as `user`."""
+    for message in messages:
+        role = message.get("role") if isinstance(message, dict) else None
+        if role in ROLES and role not in ("system", "developer"):
+            yield ("user" if role == "human" else role), message
+
+
+def human_after(messages: list) -> list[bool]:
+    """For each step, whether a person spoke next (the step's words ended a turn handed back)."""
+    flags: list[bool] = []
+    previous = None
+    for role, message in roles_of(messages):
+        if role == "assistant" and previous != "assistant":
+            flags.append(False)
+        elif role == "user" and flags and not AUTOMATIC.match(text_of(message.get("content"))):
+            flags[-1] = True
+        previous = role
+    return flags
+
+
 def export_steps(messages: list) -> list[NStep]:
     steps: list[NStep] = []
     calls: dict[str, Action] = {}  # tool call id → its action
     previous = None  # the role of the last message read
-    for message in messages:
-        role = message.get("role") if isinstance(message, dict) else None
-        if role not in ROLES or role in ("system", "developer"):
-            continue  # a sub-agent's, or the harness's instructions
-        role = "user" if role == "human" else role
+    for role, message in roles_of(messages):
         if role == "assistant":
             if previous != "assistant":
                 steps.append(NStep(len(steps) + 1, ""))
