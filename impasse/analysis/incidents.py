@@ -128,6 +128,11 @@ def as_word(name: str) -> str:
     return rf"(?<![\w./-]){re.escape(name)}(?![\w/-]|\.\w)"
 
 
+# A markdown table's row is data (a summary of changes), not a sentence telling the human anything.
+TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$", re.M)
+UNABLE_UNNAMED = re.compile(UNABLE.pattern.replace("|missing|", "|"), re.I)
+
+
 def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | None):
     """What in a message names the wall: the card's diagnosis; else a sentence that says something
     failed, or asks the human to act, and names the wall — the module, binary or secret the onset
@@ -135,12 +140,15 @@ def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | 
     wall's kind in words."""
     patterns = compiled.diagnosis if compiled else []
     subject = re.compile(as_word(name) if name else WALL_WORDS.get(category or "", "") or r"(?!)", re.I)
+    # "missing" says a named object is absent ("jq is missing"); beside a kind's words alone it is as
+    # often the code's ("missing fields", "was missing") as the environment's.
+    unable = UNABLE if name else UNABLE_UNNAMED
 
     def names(text: str) -> str:
         for regex in patterns:
             if found := regex.search(text):
                 return text[text.rfind("\n", 0, found.start()) + 1:].split("\n", 1)[0].strip()[:200]
-        said = next((s[:200] for s in sentences(text) if UNABLE.search(s) and subject.search(s)), "")
+        said = next((s[:200] for s in sentences(TABLE_ROW.sub("", text)) if unable.search(s) and subject.search(s)), "")
         ask = "" if said else ask_in(text)
         return said or (ask if ask and subject.search(text) else "")
     return names

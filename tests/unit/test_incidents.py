@@ -249,3 +249,14 @@ def test_a_name_counts_as_a_word_of_its_own_not_inside_a_file_name():
     word = re.compile(as_word("go"), re.I)
     assert word.search("Go is not installed here.") and word.search("I cannot run go.")
     assert not word.search("I edited main.go and cmd/go-redis/server.go")
+
+
+def test_a_change_summary_that_says_missing_names_no_wall_without_the_walls_object():
+    """A table row or a sentence about the code's own "missing fields" tells nobody about a missing
+    binary; the binary the onset named, said missing, does."""
+    from impasse.analysis.incidents import wall_namer
+    names = wall_namer(None, "missing_binary", None)
+    assert names("| Coverage zones | missing fields | added the columns |") == ""
+    assert names("The handler now rejects requests with missing orderId.") == ""
+    named = wall_namer(None, "missing_binary", "go")
+    assert named("Go is missing on this machine, so the tests did not run.").startswith("Go is missing")
