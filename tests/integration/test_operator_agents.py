@@ -50,7 +50,13 @@ def test_a_precise_escalation_is_answered_lifted_and_the_agent_finishes_the_task
         # cecli reads a command's output from a thread it does not wait for once the command has
         # exited, so a command that fails at once can come back empty (seen under load, git commit's
         # exit 128 with no words): what the oracle passes on then names no cause, and it is asked.
-        assert [e["verdict"] for e in record["operator"]["exchanges"]] == ["clarify", "ended"]
+        # That can come before the precise escalation or after it (a later command's output lost
+        # once the wall was lifted): a precise one is lifted on its card, the empty one never.
+        exchanges = record["operator"]["exchanges"]
+        verdicts = [e["verdict"] for e in exchanges]
+        assert verdicts[-2:] == ["clarify", "ended"] and set(verdicts[:-2]) <= {"fixed"}, verdicts
+        assert all(e["card"] == card for e in exchanges if e["verdict"] == "fixed")
+        assert record["operator"]["lifted"] == (card if "fixed" in verdicts else None)
         return
     (exchange,) = record["operator"]["exchanges"]
     assert exchange["verdict"] == "fixed" and exchange["card"] == card and exchange["probe_after"] is False
