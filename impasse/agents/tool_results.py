@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 
 from impasse.agents.agent_calls import ToolResult
-from impasse.agents.exit_line import exit_code_of
 from impasse.agents.mini_tools import mini_output
 from impasse.agents.tool_specs import DECLARED, AgentTools
-from impasse.agents.tools_cecli import cecli_output
 from impasse.dialects import codex
+from impasse.dialects.cecli import cecli_output
+from impasse.dialects.exit_line import exit_code_of
 
 # A result Claude Code marks `is_error` with no `Exit code N`: failed, its status not recorded. Read
 # as the Claude Code importer reads it (1), so a run's steps.jsonl and its own transcript annotate alike.

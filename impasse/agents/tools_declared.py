@@ -11,8 +11,8 @@ import posixpath
 import shlex
 
 from impasse.agents.agent_calls import AgentCall, Offered
-from impasse.agents.exit_line import with_exit_line
 from impasse.agents.tool_specs import AgentTools, ShellTool
+from impasse.dialects.exit_line import with_exit_line
 from impasse.episode.tools import edit_payload
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import TERMINAL_ARGUMENT, Tool

@@ -15,9 +15,9 @@ from impasse.agents import tool_names
 from impasse.agents.install_wheels import for_images, launcher, marker_lines, requirement
 from impasse.agents.pins import AgentSpecError, PinnedFile, WheelsPin, locked_pins, parse_lock
 from impasse.agents.specs import SPECS, WheelPackage, load_specs
-from impasse.agents.tools_cecli import cecli_output, content_of
 from impasse.analysis.importers import detect, load_foreign
 from impasse.analysis.normal_form import COMMAND
+from impasse.dialects.cecli import cecli_output, content_of
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Ending, Tool
 

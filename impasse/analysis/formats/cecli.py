@@ -16,9 +16,9 @@ import json
 from pathlib import Path
 
 from impasse.agents.specs import load_specs
-from impasse.agents.tools_cecli import STILL_RUNNING, cecli_output, content_of
 from impasse.analysis.formats.common import ImportProblem, other_action, verdict_action, verdict_of
 from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
+from impasse.dialects.cecli import STILL_RUNNING, cecli_output, content_of
 from impasse.vocabulary import Tool
 
 SPEC = load_specs()["cecli"]  # its tools' names, as its spec declares them

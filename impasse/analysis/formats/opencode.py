@@ -16,7 +16,6 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from impasse.agents.exit_line import unwrapped, without_exit_line
 from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
@@ -28,6 +27,7 @@ from impasse.analysis.formats.common import (
     verdict_of,
 )
 from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.dialects.exit_line import unwrapped, without_exit_line
 from impasse.vocabulary import Tool
 
 EVENTS = ("step_start", "step_finish", "tool_use", "text", "reasoning")
@@ -51,7 +51,7 @@ def opencode_action(name: str, args) -> Action:
     args = args if isinstance(args, dict) else {"raw": args}
     if name.startswith(MCP_PREFIX) and (verdict := verdict_action(f"mcp__impasse__{name[len(MCP_PREFIX):]}", args)):
         return verdict
-    if name == "bash":  # a scripted policy's command keeps the exit line impasse adds out (agents/exit_line.py)
+    if name == "bash":  # a scripted policy's command keeps the exit line impasse adds out (dialects/exit_line.py)
         return Action(Tool.BASH, command=unwrapped(command_of(args)))
     if name == "edit":
         return edit_action(args.get("filePath"), args.get("newString"))
