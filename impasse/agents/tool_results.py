@@ -15,16 +15,12 @@ import re
 from impasse.agents.agent_calls import ToolResult
 from impasse.agents.mini_tools import mini_output
 from impasse.agents.tool_specs import DECLARED, AgentTools
-from impasse.dialects import codex
+from impasse.dialects import claude_code, codex
 from impasse.dialects.cecli import cecli_output
 from impasse.dialects.exit_line import exit_code_of
 
-# A result Claude Code marks `is_error` with no `Exit code N`: failed, its status not recorded. Read
-# as the Claude Code importer reads it (1), so a run's steps.jsonl and its own transcript annotate alike.
-FAILED_STATUS_UNKNOWN = 1
 REMINDER = re.compile(r"\s*<system-reminder>.*?</system-reminder>\s*", re.S)
 CLAUDE_NO_OUTPUT = "(Bash completed with no output)"  # Claude Code's words for an empty output
-CLAUDE_EXIT = re.compile(r"\AExit code (-?\d+)\n?")
 # Gemini CLI and Qwen Code: `Output: …` and then lines of their own; Gemini gives the exit code only
 # when it is not 0 and wraps every result in `<untrusted_context>`.
 GEMINI_WRAPPER = re.compile(r"\A\s*<untrusted_context>\n?(.*?)\n?</untrusted_context>\s*\Z", re.S)
@@ -39,8 +35,8 @@ def claude_output(text: str, is_error: bool | None) -> tuple[str, int | None]:
     text = REMINDER.sub("\n", text).strip("\n") + ("\n" if text.strip() else "")
     if not is_error:
         return ("" if text.strip() == CLAUDE_NO_OUTPUT else text), 0
-    found = CLAUDE_EXIT.match(text)
-    return (text[found.end():], int(found.group(1))) if found else (text, FAILED_STATUS_UNKNOWN)
+    found = claude_code.EXIT_LINE.match(text)
+    return (text[found.end():], int(found.group(1))) if found else (text, claude_code.FAILED_STATUS_UNKNOWN)
 
 
 def codex_output(text: str) -> tuple[str, int | None]:

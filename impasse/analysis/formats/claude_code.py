@@ -8,7 +8,6 @@ sidechain entries is a sub-agent's own transcript and is read as a trajectory of
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from impasse.analysis.formats.common import (
@@ -21,10 +20,10 @@ from impasse.analysis.formats.common import (
     verdict_of,
 )
 from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
+from impasse.dialects.claude_code import EXIT_LINE
 from impasse.vocabulary import Tool
 
 SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code writes itself (API errors, interruptions)
-EXIT_LINE = re.compile(r"^Exit code (-?\d+)\b")  # how a failed Bash result begins
 TIMEOUT_LINE = "Command timed out after "  # Bash killed the command at its own timeout (`timeout` input)
 # A human said no at the permission prompt (or interrupted the call): the tool never ran.
 REJECTED = ("The user doesn't want to proceed with this tool use", "[Request interrupted by user")
