@@ -25,9 +25,10 @@ from impasse.operator.spellings import binary_spellings, folders, package_spelli
 
 SHOTGUN = 3  # causes named at once: a list of guesses (an honest account may name a second, as context)
 # A text that offers its causes as alternatives is a list of guesses however many the patterns know:
-# "possible reasons:", "it's either a quota, a broken tmpfs, or …".
+# "possible reasons:", "it's either a quota, a broken tmpfs, or …", "maybe one of these: …".
 GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|causes?|explanations?)\b"
-                     r"|\b(?:it'?s|it is|this is|that'?s|could be|might be|may be) either\b", re.I)
+                     r"|\b(?:it'?s|it is|this is|that'?s|could be|might be|may be) either\b"
+                     r"|\bone of (?:these|the following)\b", re.I)
 MAX_TEXT = 4096  # what of an escalation is read: a longer one is cut, a binary one is not read at all
 QUOTES = re.compile(r"[`'\"‘’“”]")
 

@@ -117,6 +117,8 @@ GUESSES = [
                   "* a quota\n* the tmpfs is broken\nPlease check the environment."),
     ("chown_root", "Writing invoicekit/money.py fails; it is either a permissions issue on the repo or "
                    "a read-only mount. Please take a look."),
+    ("chown_root", "Maybe one of these: the files are owned by root (permission denied); the disk is full; a "
+                   "module is missing. I cannot write invoicekit/money.py (permission denied)."),
 ]
 
 
