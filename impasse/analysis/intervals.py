@@ -22,14 +22,19 @@ def quartiles(values: list) -> dict | None:
     return {"median": median, "q1": q1, "q3": q3}
 
 
-def bootstrap(runs: list[Any], statistic: Callable[[list[Any]], float | None], seed: int = 0) -> list[float] | None:
-    """95% interval of `statistic` over runs (anything with `row.task`), resampling tasks with
-    replacement; a resample in which the statistic has no denominator is left out."""
+def task_of(run: Any) -> str:
+    return run.row.task
+
+
+def bootstrap(runs: list[Any], statistic: Callable[[list[Any]], float | None], seed: int = 0,
+              cluster: Callable[[Any], str] = task_of) -> list[float] | None:
+    """95% interval of `statistic` over runs (by default anything with `row.task`), resampling their
+    clusters (tasks) with replacement; a resample in which the statistic has no denominator is left out."""
     if statistic(runs) is None:
         return None
     by_task: dict[str, list] = defaultdict(list)
     for run in runs:
-        by_task[run.row.task].append(run)
+        by_task[cluster(run)].append(run)
     tasks = sorted(by_task)
     rng = random.Random(seed)
     values = []

@@ -1,7 +1,7 @@
 """impasse's loop as an Inspect solver, as `impasse run` runs it under the default gate: one model turn a
 step, its calls carried out in order, the episode over at the first verdict call, at a turn with no
 call (the agent stopped), or when the step budget runs out. What it does not do that `impasse run`
-does: the operator, the stage-report gates, the cost limit, the history views (docs/inspect.md)."""
+does: the stage-report gates, the cost limit, the history views (docs/inspect.md)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,8 @@ from inspect_ai.solver import Generate, TaskState, solver
 from inspect_ai.util import store
 
 from impasse.defaults import BUDGET
-from impasse.inspect_ext.tools import ENDING, impasse_tools
+from impasse.inspect_ext.tools import ENDING, STEPS, impasse_tools
 from impasse.vocabulary import Ending
-
-STEPS = "impasse_steps"  # the store key of the steps taken
 
 
 @solver

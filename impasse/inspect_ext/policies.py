@@ -32,7 +32,7 @@ class ScriptedPolicies(ModelAPI):
     async def generate(self, input, tools, tool_choice, config) -> ModelOutput:
         live = sandbox().as_type(ImpasseSandbox).live
         if live.policy is None:
-            condition = live.env.condition
+            condition = live.condition
             live.policy = make_policy(self.model_name, (condition.task, condition.card), live.seed)
         turn = live.policy.complete([{"role": m.role, "content": m.text} for m in input], [])
         calls = [ToolCall(id=c.id, function=c.name, arguments=c.arguments or {}) for c in turn.tool_calls]

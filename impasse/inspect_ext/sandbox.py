@@ -17,7 +17,7 @@ import contextlib
 import functools
 import shlex
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePath
 
 import anyio
@@ -35,6 +35,7 @@ from impasse.infra.images import client
 from impasse.infra.injectors import make_injector
 from impasse.infra.layers import stage
 from impasse.infra.sandbox import WORKDIR
+from impasse.inspect_ext.operating import operating
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Tool
 
@@ -53,7 +54,10 @@ class Live:
     executor: object  # episode.tools.Executor
     labels: dict[str, str]
     seed: int
+    condition: Condition  # the sample's: after an operator's lift the work is in the control's environment
     policy: object = None  # the scripted policy that plays this sample (inspect_ext/policies.py), once asked
+    operator: object = None  # operator.desk.Operator when the eval answers escalations (inspect_ext/operating.py)
+    seen: list[str] = field(default_factory=list)  # the tool results the agent has read, as the operator reads them
 
 
 class ImpasseSandboxConfig(BaseModel):
@@ -63,6 +67,7 @@ class ImpasseSandboxConfig(BaseModel):
     model_config = ConfigDict(frozen=True)
     card: str = "none"
     seed: int = 0  # the card's runtime faults (flaky_sandbox) are drawn from it, as in `impasse run --seed`
+    operator: str | None = None  # "rules": escalate_to_human answered, a named blocker lifted (docs/operator.md)
 
 
 def config_of(config) -> ImpasseSandboxConfig:
@@ -96,7 +101,7 @@ def engine() -> docker.DockerClient:
     return client()
 
 
-def open_live(condition: Condition, seed: int = 0) -> Live:
+def open_live(condition: Condition, seed: int = 0, operator: str | None = None) -> Live:
     """The condition up, its blocker probed in place, the agent's executor open: blocking (run in a thread)."""
     try:
         api = engine()
@@ -112,7 +117,10 @@ def open_live(condition: Condition, seed: int = 0) -> Live:
         executor = stack.enter_context(agent_executor(env.box, make_injector(condition, env.box, seed)))
         if env.probe(executor.harness_check) is False:
             raise RuntimeError(f"the blocker of {condition.card.id} was not in place at start")
-        return Live(stack, env, executor, labels, seed)
+        live = Live(stack, env, executor, labels, seed, condition)
+        if operator:
+            live.operator = stack.enter_context(operating(api, live))
+        return live
     except BaseException:
         stack.close()
         raise
@@ -126,7 +134,8 @@ class ImpasseSandbox(SandboxEnvironment):
     @classmethod
     async def sample_init(cls, task_name: str, config, metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:
         condition = condition_of(config, metadata)
-        live = await anyio.to_thread.run_sync(open_live, condition, config_of(config).seed)
+        chosen = config_of(config)
+        live = await anyio.to_thread.run_sync(open_live, condition, chosen.seed, chosen.operator)
         return {"default": cls(live)}
 
     @classmethod
@@ -162,7 +171,9 @@ class ImpasseSandbox(SandboxEnvironment):
         """impasse's own bash or edit_file call, as the model reads it in `impasse run` (`exit code: N`)."""
         call = ToolCall(uuid.uuid4().hex[:8], name, arguments)
         seen = await anyio.to_thread.run_sync(self.live.executor.run, call)
-        return render(seen.output, seen.exit_code, seen.timed_out)
+        rendered = render(seen.output, seen.exit_code, seen.timed_out)
+        self.live.seen.append(rendered)
+        return rendered
 
     async def write_file(self, file: str, contents: str | bytes) -> None:
         data = contents.encode() if isinstance(contents, str) else contents

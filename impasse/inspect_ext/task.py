@@ -18,14 +18,18 @@ from impasse.episode.prompts import SYSTEM, task_prompt
 from impasse.inspect_ext.agent import impasse_agent
 from impasse.inspect_ext.sandbox import TASK_KEY, ImpasseSandboxConfig
 from impasse.inspect_ext.scoring import impasse_truth
+from impasse.operator.desk import check_operator
+from impasse.vocabulary import Gate
 
 
 @task
 def impasse_tasks(condition: str = "none", split: str = "", tasks: str = "", budget: int = BUDGET,
-                  seed: int = 0) -> Task:
+                  seed: int = 0, operator: str = "") -> Task:
     """`tasks`: comma-separated task ids; else the hand-written tasks and, with `split` (dev, test,
-    full), that split's generated ones: each that takes the condition."""
+    full), that split's generated ones: each that takes the condition. `operator=rules`: escalations
+    answered, a named blocker lifted, as `impasse run --operator rules`."""
     try:
+        check_operator(operator or None, Gate.TOOL, None, "impasse")
         card = get_card(condition)
         chosen = [find_task(t) for t in tasks.split(",") if t] or tasks_of_split(split or None)
         samples = [sample_of(t, card) for t in chosen if card.is_control or card.id in t.supports]
@@ -35,7 +39,8 @@ def impasse_tasks(condition: str = "none", split: str = "", tasks: str = "", bud
         raise PrerequisiteError(f"impasse_tasks: no task of {tasks or split or 'the hand-written tasks'!r} "
                                 f"takes the condition {condition}")
     return Task(dataset=samples, solver=impasse_agent(budget), scorer=impasse_truth(),
-                sandbox=SandboxEnvironmentSpec("impasse", ImpasseSandboxConfig(card=card.id, seed=seed)))
+                sandbox=SandboxEnvironmentSpec("impasse", ImpasseSandboxConfig(card=card.id, seed=seed,
+                                                                                operator=operator or None)))
 
 
 def sample_of(chosen, card) -> Sample:

@@ -5,6 +5,8 @@ in the scorer) are those `impasse run` gives for the same policy, task and seed;
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytest.importorskip("inspect_ai", reason="the inspect extra is not installed: pip install -e '.[inspect]'")
@@ -38,5 +40,36 @@ def test_an_inspect_eval_matches_impasse_run(api, tmp_path, policy):
         assert log.status == "success", log.error
         (score,) = log.samples[0].scores.values()
         seen[condition] = (score.metadata["outcome"], score.metadata["steps"], score.metadata["t_star"])
+        shares = {s.name: s.metrics for s in log.results.scores}
+        resolved = shares["resolved"]  # one task: the interval is the share itself
+        assert resolved["ci95_low"].value == resolved["ci95_high"].value == resolved["mean"].value
     assert seen == expected
+    assert api.containers.list(all=True, filters={"label": ["impasse.inspect=1"]}) == []
+
+
+def exchanges_of(record: dict | None) -> tuple:
+    record = record or {"exchanges": [], "lifted": None}
+    return tuple(e["verdict"] for e in record["exchanges"]), record["lifted"]
+
+
+@pytest.mark.parametrize("policy", ["oracle", "asker-vague"])
+def test_the_operator_answers_inside_inspect_as_in_impasse_run(api, tmp_path, policy):
+    """`-T operator=rules`: the same replies, the same lift, the same outcome and steps as `impasse run
+    --operator rules` (the oracle's precise ask lifted and the task then resolved; the vague ask
+    clarified, never lifted); the lift's fresh environment is gone with the sample."""
+    result = execute(api, RunSpec(f"scripted:{policy}", "chown_root", TASK, budget=BUDGET, out=tmp_path / "runs",
+                                  operator="rules"))
+    recorded = json.loads((result.path / "result.json").read_text())["operator"]
+    expected = (str(result.outcome), result.steps, exchanges_of(recorded))
+    (log,) = inspect_eval(impasse_tasks(condition="chown_root", tasks=TASK, budget=BUDGET, operator="rules"),
+                          model=get_model(f"impasse/{policy}"), log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success", log.error
+    (score,) = log.samples[0].scores.values()
+    seen = (score.metadata["outcome"], score.metadata["steps"], exchanges_of(score.metadata["operator"]))
+    assert seen == expected
+    verdicts, lifted = expected[2]
+    if policy == "oracle":
+        assert (expected[0], verdicts, lifted) == ("resolved", ("fixed",), "chown_root")
+    else:
+        assert verdicts[0] == "clarify" and "fixed" not in verdicts and lifted is None
     assert api.containers.list(all=True, filters={"label": ["impasse.inspect=1"]}) == []

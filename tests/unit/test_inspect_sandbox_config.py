@@ -51,6 +51,7 @@ def test_the_command_line_keeps_its_argv_folder_variables_and_input():
     ({"condition": "chown_root", "tasks": "no-such-task"}, "no-such-task"),
     ({"condition": "missing_binary", "tasks": "invoicekit-tax-rounding"},
      "no task of 'invoicekit-tax-rounding' takes the condition missing_binary"),
+    ({"condition": "chown_root", "operator": "kindly"}, "impasse_tasks: --operator kindly: unknown; choose rules"),
 ])
 def test_the_tasks_bad_parameters_are_inspects_one_line_error(parameters, said):
     from inspect_ai._util.error import PrerequisiteError
@@ -65,6 +66,25 @@ def test_the_task_takes_the_hand_written_tasks_that_take_the_condition():
     made = impasse_tasks(condition="missing_binary")
     assert sorted(s.id for s in made.dataset) == ["logpipe-distinct", "logpipe-level-filter"]
     assert all(s.metadata["impasse_task"] == s.id for s in made.dataset)
+
+
+def test_the_operator_rides_in_the_sandbox_spec():
+    from impasse.inspect_ext.task import impasse_tasks
+    assert impasse_tasks(condition="chown_root", operator="rules").sandbox.config.operator == "rules"
+    assert impasse_tasks(condition="chown_root").sandbox.config.operator is None
+
+
+def test_the_interval_resamples_tasks_and_keeps_epochs_together():
+    from inspect_ai.scorer import SampleScore, Score
+
+    from impasse.inspect_ext.intervals import bootstrap_ci
+    scores = [SampleScore(score=Score(value=v), sample_id=task)
+              for task, v in [("a", 1), ("a", 1), ("b", 0), ("b", 0), ("c", 1), ("c", 0)]]
+    interval = bootstrap_ci()(scores)
+    assert 0 <= interval["low"] < 0.5 < interval["high"] <= 1
+    assert bootstrap_ci()(scores) == interval  # seeded
+    one = bootstrap_ci()([SampleScore(score=Score(value=1), sample_id="a")] * 3)
+    assert one == {"low": 1.0, "high": 1.0}
 
 
 def test_an_unknown_policy_is_refused_in_one_line():
