@@ -151,13 +151,15 @@ class ImpasseSandbox(SandboxEnvironment):
                 with anyio.CancelScope(shield=True):
                     await anyio.to_thread.run_sync(environment.live.stack.close)
 
+    # A command's thread is abandoned when the eval is cancelled (Ctrl-C): the sample's cleanup removes
+    # its container, which ends the command; waiting for it would hold the cancel up to its timeout.
     async def exec(self, cmd: list[str], input: str | bytes | None = None, cwd: str | None = None,
                    env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
                    timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
         if user not in AGENT_NAMES:
             return ExecResult(False, 126, "", f"impasse sandbox: commands run as the agent only, not as {user!r}")
         command = shell_command(cmd, input, cwd, env)
-        observation = await anyio.to_thread.run_sync(self.run_as_agent, command, timeout)
+        observation = await anyio.to_thread.run_sync(self.run_as_agent, command, timeout, abandon_on_cancel=True)
         if observation.timed_out:
             raise TimeoutError(f"the command ran past {timeout} s")
         code = observation.exit_code if observation.exit_code is not None else -1
@@ -170,7 +172,7 @@ class ImpasseSandbox(SandboxEnvironment):
     async def tool(self, name: str, arguments: dict) -> str:
         """impasse's own bash or edit_file call, as the model reads it in `impasse run` (`exit code: N`)."""
         call = ToolCall(uuid.uuid4().hex[:8], name, arguments)
-        seen = await anyio.to_thread.run_sync(self.live.executor.run, call)
+        seen = await anyio.to_thread.run_sync(self.live.executor.run, call, abandon_on_cancel=True)
         rendered = render(seen.output, seen.exit_code, seen.timed_out)
         self.live.seen.append(rendered)
         return rendered

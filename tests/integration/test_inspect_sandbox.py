@@ -6,9 +6,15 @@ eval end to end (inspect-ai's own loop and its mockllm model, which plays fixed 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
+import subprocess
+import sys
+import time
 
 import anyio
+import docker.errors
 import pytest
 from typer.testing import CliRunner
 
@@ -16,9 +22,11 @@ pytest.importorskip("inspect_ai", reason="the inspect extra is not installed: pi
 from inspect_ai import Task  # noqa: E402
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.dataset import Sample  # noqa: E402
+from inspect_ai.log import read_eval_log  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
-from inspect_ai.solver import generate, use_tools  # noqa: E402
+from inspect_ai.solver import generate, solver, use_tools  # noqa: E402
 from inspect_ai.tool import bash  # noqa: E402
+from inspect_ai.util import sandbox  # noqa: E402
 
 from impasse.cli.main import app  # noqa: E402
 from impasse.defaults import TOOL_TIMEOUT  # noqa: E402
@@ -89,3 +97,77 @@ def test_an_inspect_eval_under_chown_root_is_annotated_with_its_wall(api, tmp_pa
     assert done.exit_code == 0, done.output
     (row,) = json.loads((tmp_path / "a.json").read_text())
     assert row["run_id"].endswith("/tax#1") and row["t_star"] == 1, row
+
+
+CANCELLED_EVAL = """
+import signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a child started with & inherits it ignored
+from inspect_ai import Task, eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.solver import generate, use_tools
+from inspect_ai.tool import bash
+output = ModelOutput.for_tool_call("mockllm/model", "bash", {"command": "echo started; sleep 600"})
+output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+task = Task(dataset=[Sample(input="Fix it.", id="s", metadata={"impasse_task": sys.argv[1]})],
+            solver=[use_tools(bash(timeout=900)), generate()], sandbox=("impasse", "chown_root"))
+logs = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=[output]),
+                    log_dir=sys.argv[2], display="none")
+print("RETURNED", [log.status for log in logs])
+"""
+
+
+def test_a_cancelled_eval_leaves_no_container(api, tmp_path):
+    """Ctrl-C while the agent's command runs: Inspect cancels the eval, the sandbox's cleanup (shielded)
+    removes the sample's container all the same."""
+    before = {c.id for c in inspect_containers(api)}
+    child = subprocess.Popen([sys.executable, "-c", CANCELLED_EVAL, TASK, str(tmp_path / "logs")],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        sample = wait_for(lambda: running_sleep(api, before), 300)
+        assert sample, "the sample's command never started"
+        child.send_signal(signal.SIGINT)
+        output, _ = child.communicate(timeout=180)
+    finally:
+        child.kill()
+    assert "RETURNED" in output, output[-2000:]  # Inspect took the Ctrl-C as a cancel, no traceback
+    (written,) = (tmp_path / "logs").glob("*.eval")
+    assert read_eval_log(str(written), header_only=True).status == "cancelled"
+    assert sample not in {c.id for c in api.containers.list(all=True)}, output[-2000:]
+
+
+def test_a_failed_eval_leaves_no_container(api, tmp_path):
+    @solver
+    def breaks():
+        async def solve(state, generate):
+            await sandbox().exec(["true"])
+            raise RuntimeError("the solver broke")
+        return solve
+
+    before = {c.id for c in inspect_containers(api)}
+    task = Task(dataset=[Sample(input="Fix it.", id="s", metadata={"impasse_task": TASK})],
+                solver=breaks(), sandbox=("impasse", "chown_root"))
+    (log,) = inspect_eval(task, model=get_model("mockllm/model"), log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "error" and "the solver broke" in str(log.error)
+    assert {c.id for c in inspect_containers(api)} - before == set()
+
+
+def running_sleep(api, before: set) -> str | None:
+    """The container in which the cancelled eval's command runs (another test's are not it)."""
+    for container in inspect_containers(api):
+        if container.id in before:
+            continue
+        with contextlib.suppress(docker.errors.DockerException):  # one that went away meanwhile
+            if "sleep 600" in str(container.top(ps_args="-eo pid,args")["Processes"]):
+                return container.id
+    return None
+
+
+def wait_for(ready, seconds: float):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = ready()
+        if found:
+            return found
+        time.sleep(1)
+    return None
