@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from impasse.analysis import verdicts as ends
-from impasse.analysis.driver import annotate_auto, auto_cards
+from impasse.analysis.driver import annotate_each, auto_cards, first_onset
 from impasse.analysis.importers import ImportProblem, load_foreign
 from impasse.analysis.incidents import incident_of
-from impasse.analysis.metrics import annotate, compile_card
+from impasse.analysis.metrics import Annotation, compile_card
 from impasse.catalog.cards import Card, load_cards
 from impasse.folds import repos_beside, split_of
 
@@ -148,16 +148,11 @@ def read_labels(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def cards_firing(trajectory, cards: list[Card]) -> dict[str, int]:
-    """Every card (not only the first `--card auto` keeps) whose blocker the annotator finds, at its t*."""
-    fired = {}
-    for card in cards:
-        trajectory.condition = card.id
-        t_star = annotate(trajectory, compile_card(card, None)).row.t_star
-        if t_star is not None:
-            fired[card.id] = t_star
-    trajectory.condition = None
-    return fired
+def cards_firing(cards: list[Card], each: list[tuple[Card, Annotation]]) -> dict[str, int]:
+    """Every card (not only the first `--card auto` keeps) whose blocker the annotator finds, at its t*,
+    in the order the cards are given; from the annotations `--card auto` chose among."""
+    t_stars = {card.id: result.row.t_star for card, result in each}
+    return {card.id: t_stars[card.id] for card in cards if t_stars[card.id] is not None}
 
 
 def expected_ending(label: dict) -> str | None:
@@ -169,7 +164,9 @@ def expected_ending(label: dict) -> str | None:
     return ENDINGS[ending]
 
 
-def judge(label: dict, folder: Path, cards: list[Card] | None = None) -> Verdict:
+def judge(label: dict, folder: Path, cards: list[Card] | None = None,
+          by_id: dict[str, Card] | None = None) -> Verdict:
+    """One labelled file against the annotator; `by_id`: the cards by id, when the caller keeps them."""
     expected = None if label["t_star"] is None else label["t_star"] + 1
     verdict = Verdict(label["file"], label["blocker_category"], expected, None, None,
                       expected_ending=expected_ending(label), expected_told=label.get("told_human"))
@@ -180,13 +177,14 @@ def judge(label: dict, folder: Path, cards: list[Card] | None = None) -> Verdict
         verdict.problem = str(err)
         return verdict
     verdict.format, verdict.steps = trajectory.source, trajectory.length
+    each = annotate_each(trajectory, cards)  # once: a negative's every firing card, and the one auto keeps
     if not verdict.positive:
-        verdict.fired = cards_firing(trajectory, cards)
-    found = annotate_auto(trajectory, cards)[0]
+        verdict.fired = cards_firing(cards, each)
+    found = first_onset(trajectory, cards, each)[0]
     verdict.found_t_star = found.row.t_star
     verdict.found_category = found.evidence.get("category") if found.row.t_star is not None else "none"
     verdict.evidence = (found.evidence.get("t_star") or {}).get("line", "")
-    by_id = {card.id: card for card in cards}
+    by_id = by_id if by_id is not None else {card.id: card for card in cards}
     card = by_id.get(found.row.condition or "") if found.row.t_star is not None else None
     incident = incident_of(trajectory, found, compile_card(card, None) if card else None)
     verdict.found_ending, verdict.ending_line = incident.verdict.kind, incident.verdict.line
@@ -198,10 +196,11 @@ def agreement(labels_path: Path, sessions: Path | None = None) -> Agreement:
     """Every labelled file judged: the files beside the labels, or in `sessions`."""
     folder = sessions or labels_path.parent
     cards = auto_cards(load_cards())
+    by_id = {card.id: card for card in cards}
     repos = repos_beside(labels_path)
     verdicts = []
     for label in read_labels(labels_path):
-        verdict = judge(label, folder, cards)
+        verdict = judge(label, folder, cards, by_id)
         verdict.split = split_of(repos[label["file"]]) if label["file"] in repos else ""
         verdicts.append(verdict)
     return Agreement(verdicts)

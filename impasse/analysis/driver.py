@@ -61,11 +61,26 @@ def auto_cards(cards: dict[str, Card]) -> list[Card]:
 def annotate_auto(trajectory: NTrajectory, candidates: list[Card]) -> list[Annotation]:
     """One answer per trajectory: the card whose blocker showed first (ties go to the more specific
     card), with its category and evidence; or one never-hit row when none showed."""
+    return first_onset(trajectory, candidates, annotate_each(trajectory, candidates))
+
+
+def annotate_each(trajectory: NTrajectory, candidates: list[Card]) -> list[tuple[Card, Annotation]]:
+    """Every candidate's annotation, the most specific card first (the order first_onset breaks
+    ties in). Leaves the trajectory's condition at the last card tried, as annotate_auto always has."""
     rank = {card_id: i for i, card_id in enumerate(SPECIFICITY)}
-    best = None
+    each = []
     for card in sorted(candidates, key=lambda c: rank.get(c.id, len(rank))):
         trajectory.condition = card.id
-        result = annotate(trajectory, compile_card(card, None))
+        each.append((card, annotate(trajectory, compile_card(card, None))))
+    return each
+
+
+def first_onset(trajectory: NTrajectory, candidates: list[Card],
+                each: list[tuple[Card, Annotation]]) -> list[Annotation]:
+    """annotate_auto's answer from annotate_each's annotations (so a caller that wants every card's
+    too annotates once)."""
+    best = None
+    for card, result in each:
         if result.row.t_star is not None and (best is None or result.row.t_star < best.row.t_star):
             best = result
             best.evidence["category"] = card.category

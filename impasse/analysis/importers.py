@@ -254,7 +254,7 @@ def trajectory_of(path: Path, fmt: str, kind: str, data, warnings: list[str]) ->
         chosen = detect((kind, data)) if fmt == "auto" else fmt
     except ImportProblem as err:
         raise ImportProblem(f"{path}: {err}") from None
-    if chosen in JSONL_FORMATS and isinstance(data, dict) and not is_opencode_export(data):
+    if chosen in JSONL_FORMATS and isinstance(data, dict) and not is_export(data, fmt, chosen):
         data = [data]  # one object: its only line (Gemini CLI's chat .json: the header, messages and all)
     try:
         trajectory = READERS[chosen](data, path)
@@ -265,6 +265,12 @@ def trajectory_of(path: Path, fmt: str, kind: str, data, warnings: list[str]) ->
     trajectory.problems.extend(warnings)
     trajectory.log = facts_of(chosen, data, trajectory, path)
     return trajectory
+
+
+def is_export(data: dict, fmt: str, chosen: str) -> bool:
+    """Whether a JSON object is an opencode export. Detection (detect_json) has asked already of every
+    object, and names it opencode-json exactly when it is one; only a format given by hand asks here."""
+    return chosen == "opencode-json" if fmt == "auto" else is_opencode_export(data)
 
 
 def facts_of(fmt: str, data, trajectory: NTrajectory, path: Path) -> SessionLog | None:

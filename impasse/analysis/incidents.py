@@ -15,7 +15,7 @@ from functools import lru_cache
 from impasse.analysis.metrics import Annotation, CompiledCard
 from impasse.analysis.normal_form import NTrajectory
 from impasse.analysis.session_log import SessionLog, StepFacts
-from impasse.analysis.verdicts import UNABLE, Told, Verdict, ask_in, sentences, told_human, verdict_of
+from impasse.analysis.verdicts import UNABLE, UNABLE_UNNAMED, Told, Verdict, ask_in, sentences, told_human, verdict_of
 from impasse.episode.run_record import RunRecord
 from impasse.models.pricing import PriceTable, PriceTableError, cost_of, parse_price
 
@@ -130,7 +130,6 @@ def as_word(name: str) -> str:
 
 # A markdown table's row is data (a summary of changes), not a sentence telling the human anything.
 TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$", re.M)
-UNABLE_UNNAMED = re.compile(UNABLE.pattern.replace("|missing|", "|"), re.I)
 
 
 def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | None):

@@ -85,11 +85,23 @@ NOT_A_CLAIM = re.compile(r"(?:\b(?:not|never|unable to|cannot|can'?t|couldn'?t|w
 # What the agent quotes (a page's text, a tool's message) is not its own sentence: a quoted "Please
 # check your URL" asks nobody anything.
 QUOTED = re.compile(r'"[^"\n]{3,}"|\u201c[^\u201d\n]{3,}\u201d|^\s*>.*$', re.M)
-UNABLE = re.compile(r"\b(?:(?:can ?no|can'|could ?n'|was ?n'|is ?n'|did ?n'|do ?n'|does ?n')t|unable|not able"
-                    r"|i apologi[sz]e|unfortunately"
-                    r"|blocked|no (?:network|internet|access|permission)|permission denied|not installed"
-                    r"|not available|unavailable|failed|fails|refused|denied|missing|read-only|sandbox"
-                    r"|no [\w.+-]+ (?:binary |executable |command )?(?:available|installed|found))\b", re.I)
+# The words of a sentence that says something failed. "missing" is kept apart: it says a wall only
+# beside the name of what is absent ("jq is missing"), so incidents.wall_namer drops it where the
+# onset named nothing. Two alternations built from one list, so neither depends on the other's text.
+UNABLE_PHRASES = (r"(?:can ?no|can'|could ?n'|was ?n'|is ?n'|did ?n'|do ?n'|does ?n')t", "unable", "not able",
+                  r"i apologi[sz]e", "unfortunately",
+                  "blocked", r"no (?:network|internet|access|permission)", "permission denied", "not installed",
+                  "not available", "unavailable", "failed", "fails", "refused", "denied", "read-only", "sandbox",
+                  r"no [\w.+-]+ (?:binary |executable |command )?(?:available|installed|found)")
+MISSING = "missing"
+
+
+def any_word_of(phrases: tuple[str, ...]) -> re.Pattern:
+    return re.compile(r"\b(?:" + "|".join(phrases) + r")\b", re.I)
+
+
+UNABLE = any_word_of((*UNABLE_PHRASES, MISSING))
+UNABLE_UNNAMED = any_word_of(UNABLE_PHRASES)
 SHORT = 200
 
 

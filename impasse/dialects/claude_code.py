@@ -8,4 +8,6 @@ from __future__ import annotations
 import re
 
 EXIT_LINE = re.compile(r"Exit code (-?\d+)\b\n?")  # matched at the result's start
+# A failure recorded without its exit status reads as 1; every format reader (analysis/formats/common.py)
+# takes this one value, so the runtime and the annotator cannot disagree on it.
 FAILED_STATUS_UNKNOWN = 1

@@ -102,40 +102,47 @@ def roles_of(messages: list):
             yield ("user" if role == "human" else role), message
 
 
-def human_after(messages: list) -> list[bool]:
-    """For each step, whether a person spoke next (the step's words ended a turn handed back)."""
-    flags: list[bool] = []
-    previous = None
-    for role, message in roles_of(messages):
-        if role == "assistant" and previous != "assistant":
-            flags.append(False)
-        elif role == "user" and flags and not AUTOMATIC.match(text_of(message.get("content"))):
-            flags[-1] = True
-        previous = role
-    return flags
-
-
-def export_steps(messages: list) -> list[NStep]:
+def export_walk(messages: list) -> tuple[list[NStep], list[bool]]:
+    """The steps, and for each whether a person spoke next (the step's words ended a turn handed
+    back): read in one walk, so a step and its flag cannot fall out of line."""
     steps: list[NStep] = []
+    human_next: list[bool] = []
     calls: dict[str, Action] = {}  # tool call id → its action
     previous = None  # the role of the last message read
     for role, message in roles_of(messages):
         if role == "assistant":
             if previous != "assistant":
                 steps.append(NStep(len(steps) + 1, ""))
-            step = steps[-1]
-            text = text_of(message.get("content"))
-            step.text = "\n".join(t for t in (step.text, text) if t)
-            for call in message.get("tool_calls") or []:
-                function = call.get("function") if isinstance(call, dict) else None
-                if isinstance(function, dict):
-                    action = call_action(str(function.get("name", "")), json_arguments(function.get("arguments")))
-                    calls[str(call.get("id"))] = action
-                    step.actions.append(action)
+                human_next.append(False)
+            add_reply(steps[-1], message, calls)
         elif role == "tool" and steps and previous in ("assistant", "tool"):
             steps[-1].observations.append(tool_obs(message, calls.get(str(message.get("tool_call_id")))))
+        elif role == "user" and steps and not AUTOMATIC.match(text_of(message.get("content"))):
+            human_next[-1] = True
         previous = role
-    return steps
+    return steps, human_next
+
+
+def add_reply(step: NStep, message: dict, calls: dict[str, Action]) -> None:
+    """An assistant message's text and tool calls into its step; each call's action kept by id for
+    the tool result that answers it."""
+    text = text_of(message.get("content"))
+    step.text = "\n".join(t for t in (step.text, text) if t)
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            action = call_action(str(function.get("name", "")), json_arguments(function.get("arguments")))
+            calls[str(call.get("id"))] = action
+            step.actions.append(action)
+
+
+def export_steps(messages: list) -> list[NStep]:
+    return export_walk(messages)[0]
+
+
+def human_after(messages: list) -> list[bool]:
+    """For each step, whether a person spoke next (the session log's per-step facts)."""
+    return export_walk(messages)[1]
 
 
 def from_chat_export(data, path: Path) -> NTrajectory:

@@ -9,12 +9,12 @@ import shlex
 from pathlib import Path
 
 from impasse.analysis.normal_form import ASK, COMMAND, LIST, OTHER, READ, WRITE, Action
+from impasse.dialects.claude_code import FAILED_STATUS_UNKNOWN as FAILED_STATUS_UNKNOWN  # re-exported (`as`)
 from impasse.vocabulary import TERMINAL_ARGUMENT, Ending, Tool
 
 COMPLETE_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 ESCALATE_MARKERS = ("IMPASSE_ESCALATE_TO_HUMAN",)  # impasse's escalation sentinel for mini-swe-agent
 BASH_BLOCK = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.S)
-FAILED_STATUS_UNKNOWN = 1  # a failure the format records without its exit status
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
 
 
