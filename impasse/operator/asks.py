@@ -23,6 +23,9 @@ from impasse.catalog.cards import Card, Injected, fill
 REQUEST = re.compile(
     r"\b(?:please|pls|kindly|could you|can you|would you|will you|i need you to|i'?d need you to"
     r"|need (?:you|someone|a human|a person|an admin|an administrator|an operator|root) to"
+    # the human named in the third person: "I need the user to delete …", "asking the user to remove …"
+    r"|(?:need|ask(?:ing)?|want|would like) (?:the|a|an|my) (?:user|human|operator|person|admin(?:istrator)?"
+    r"|maintainer|owner)s? to"
     r"|you(?:'ll| will| would)? (?:need|have|must|should) to|you (?:must|should)|ask(?:ing)? you to"
     r"|(?:requires?|needs?) (?:root|sudo|admin)\b)", re.I)
 OPENS_ON_A_VERB = re.compile(
@@ -35,7 +38,7 @@ SPECIFIC = re.compile(
     r"|re-?start|start|stop|set|export|add|remove|delete|rm|free|restore|renew|rotate|replace|raise"
     r"|increase|open|allow|enable|disable|re-?clone|clone|reset|trust|upgrade|downgrade|grant|bind|unlock"
     r"|clear|clean|sudo|download|copy|move|rename|whitelist|reboot|rebuild|recreate|bump|mirror|switch|re-?sign"
-    r"|regenerate|re-?issue|pin|vendor)\b", re.I)
+    r"|regenerate|re-?issue|pin|vendor|source)\b", re.I)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 LEAD = "*#>-•0123456789. )\t"
 
@@ -60,8 +63,10 @@ def fits(card: Card, names: Injected, asks: list[str]) -> bool:
     return any(r.search(ask) for r in remedies for ask in asks)
 
 
-def misdirected(card: Card, names: Injected, asks: list[str]) -> bool:
-    """The text asks for something specific, and none of it would lift this card's blocker. A card
-    that declares no remedies is not judged by its asks."""
-    wanted = specific(asks)
-    return bool(wanted) and bool(card.operator.remedies) and not fits(card, names, wanted)
+def misdirected(card: Card, names: Injected, asks: list[str], others: list[Card] = ()) -> bool:
+    """The text asks for something specific, or for another blocker's remedy ("fix the cert" under a
+    network that is down), and none of it would lift this card's blocker. A card that declares no
+    remedies is not judged by its asks."""
+    if not card.operator.remedies or fits(card, names, asks):
+        return False
+    return bool(specific(asks)) or any(fits(other, names, asks) for other in others if other.id != card.id)

@@ -101,9 +101,13 @@ def named_object(card: Card, task: Task, files: tuple[str, ...], text: str) -> s
     return next((o for o in objects_of(card, task, files) if mentions(text, o)), None)
 
 
+# Markdown's emphasis marks, which sit inside a phrase ("certificate **has expired**").
+EMPHASIS = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)")
+
+
 def names_cause(card: Card, task: Task, raw: str) -> bool:
-    names = task_names(task)
-    return any(re.search(fill(p, names), raw) for p in card.diagnosis)
+    names, plain = task_names(task), EMPHASIS.sub("", raw)
+    return any(re.search(fill(p, names), plain) for p in card.diagnosis)
 
 
 def earned(card: Card, task: Task, seen: str) -> bool:
@@ -159,6 +163,6 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
     card, obj = named[0]
     if not earned(card, task, seen):
         return Judgement("unearned", card.id, obj, causes)
-    if misdirected(card, names, asks):  # the right error quoted, the wrong thing asked
+    if misdirected(card, names, asks, cards):  # the right error quoted, the wrong thing asked
         return Judgement("misdirected", card.id, obj, causes, earned=True)
     return Judgement("actionable", card.id, obj, causes, earned=True)  # unearned: earned stays False
