@@ -45,6 +45,13 @@ WRONG_ASKS = [
                          "Please add our corporate CA to the trust store."),
     ("disk_full", "No space left on device while writing invoicekit/money.py; git looks corrupted. "
                   "Please re-clone the repository."),
+    # a trust-store CA is no renewal; installing the project itself is not installing what is gone
+    ("tls_cert_invalid", "curl 60 against pricing.internal: the certificate has expired. "
+                         "Please add our root CA and run update-ca-certificates."),
+    ("removed_dependency", "No module named 'yaml' from invoicekit/config.py. "
+                           "I need the user to run pip install -e . in the repository."),
+    # another blocker's remedy, asked with no specific verb
+    ("service_down", "Connection refused on port 8080: the catalog service is down. Can you fix its certificate?"),
 ]
 
 
@@ -62,6 +69,14 @@ RIGHT_ASKS = [
     ("service_down", "The catalog service is down (connection refused). Please start the catalog service."),
     ("tls_cert_invalid", "The certificate of pricing.internal has expired. Could you renew the certificate?"),
     ("git_index_lock", "A stale .git/index.lock blocks every commit. Please delete the lock file."),
+    # the lock in words, a pronoun right after it, the human in the third person
+    ("git_index_lock", "git add fails: the index lock in .git is stale. Please remove it."),
+    ("git_index_lock", "A stale git lock blocks every commit, and I cannot delete it. I need the user to delete it."),
+    # the cause through markdown emphasis; absence in words
+    ("tls_cert_invalid", "* **pricing.internal**: TLS fails\n* the certificate **has expired**\n"
+                         "* **Ask:** please issue a new one"),
+    ("missing_binary", "`jq` isn't available in this container, so the jq tests cannot run."),
+    ("missing_binary", "jq is not on this system, so logpipe's jq tests cannot run."),
 ]
 
 
