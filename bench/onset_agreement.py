@@ -20,8 +20,8 @@ import docker
 
 from impasse.analysis.driver import annotate_paths
 from impasse.episode.rundir import write_json_atomic
+from impasse.proving.counterfactual import RESULT_FILE, replay_and_store
 from impasse.runs.matrix import load_matrix_file
-from impasse.truth.counterfactual import RESULT_FILE, replay_and_store
 
 
 def oracle(api, record) -> dict:

@@ -1,5 +1,5 @@
 """`impasse onset`: where the blocker first showed in a run, by the annotator and, with
---counterfactual, by replaying the run's calls under `none` (truth/counterfactual.py)."""
+--counterfactual, by replaying the run's calls under `none` (proving/counterfactual.py)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def onset(
         row = {"run": record.path, "annotator_t_star": t_star, "annotator_evidence": why}
         if counterfactual:
             from impasse.cli.common import docker_client
-            from impasse.truth.counterfactual import replay_and_store
+            from impasse.proving.counterfactual import replay_and_store
             api = api or docker_client()
             found = replay_and_store(api, record, log=lambda m: console.print(f"[dim]{escape(m)}[/]"))
             row |= {"counterfactual_t_star": found.onset, "agree": found.onset == t_star,

@@ -40,9 +40,9 @@ from impasse.models import check_spec, make_model
 from impasse.models.config import ModelConfig
 from impasse.models.pricing import CostMeter, PriceTable
 from impasse.operator.desk import Operator, check_operator
+from impasse.runs.live_gold import GoldTracker
 from impasse.truth.final import Truth, derive_truth
 from impasse.truth.grading import StandbyGrader
-from impasse.truth.live_gold import GoldTracker
 from impasse.vocabulary import Duty, Ending, Gate, Outcome, is_claim, is_escalation, needs_truth, outcome_of
 
 

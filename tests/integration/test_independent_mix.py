@@ -25,8 +25,8 @@ from impasse.analysis.metrics import annotate, compile_card
 from impasse.analysis.own_runs import to_trajectory
 from impasse.catalog.cards import Injected, get_card
 from impasse.episode.rundir import read_run
+from impasse.proving.counterfactual import counterfactual
 from impasse.runs.runner import RunSpec, execute
-from impasse.truth.counterfactual import counterfactual
 
 from .endpoints import Script, openai_tool_call, serve
 

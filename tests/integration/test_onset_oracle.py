@@ -9,8 +9,8 @@ import sys
 
 from impasse.analysis.driver import annotate_paths
 from impasse.episode.rundir import read_run
+from impasse.proving.counterfactual import counterfactual
 from impasse.runs.runner import RunSpec, execute
-from impasse.truth.counterfactual import counterfactual
 
 from .endpoints import Script, openai_tool_call, serve
 
