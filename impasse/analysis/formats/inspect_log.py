@@ -1,31 +1,35 @@
-"""Inspect (inspect-ai) evaluation logs, `.eval` (a zip) and `.json`, read by inspect-ai's own log
-reader: each sample of each epoch one session, named `<task>/<sample id>#<epoch>`.
+"""Inspect (inspect-ai) evaluation logs, `.eval` (a zip) and `.json`, read with inspect-ai as the
+authority on the format: each sample of each epoch one session, named `<task>/<sample id>#<epoch>`.
 
-A sample's messages are chat messages with tool calls (`ToolCall(id, function, arguments)`) and tool
-results (`ChatMessageTool`, with its `error` where the tool failed), stepped as session exports are
-(chat_export.export_steps: a step is a run of assistant messages, its observations the tool results
-up to the next). Its ending: impasse's verdict tools by their own names, or Inspect's `submit` (the
-agent's final answer: a claim that the work is done); else how the sample stopped — a limit it hit
-(messages, turns, tokens, cost, time: its budget; the context window), an error that ended it — and
-else its last message. Its wall is `total_time`, its tokens and cost `model_usage`."""
+A sample's messages are chat messages with tool calls and tool results (inspect_messages: in a session
+export's shape), stepped as session exports are (chat_export.export_steps: a step is a run of assistant
+messages, its observations the tool results up to the next). Its ending: impasse's verdict tools by
+their own names, or Inspect's `submit` (the agent's final answer: a claim that the work is done); else
+how the sample stopped — a limit it hit (messages, turns, tokens, cost, time: its budget; the context
+window), an error that ended it — and else its last message. Its wall is `total_time`, its tokens and
+cost `model_usage`.
+
+An `.eval` is read the fast way where it can be (inspect_eval_zip: inspect-ai's reader for the header
+and each sample but its messages, the messages as plain JSON); else, and a `.json` always, by
+inspect-ai's full reader. Both resolve `attachment://` references in the messages as inspect-ai does."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from impasse.analysis.formats.chat_export import export_steps
-from impasse.analysis.formats.common import ImportProblem, text_of, verdict_of
+from impasse.analysis.formats.common import ImportProblem, verdict_of
+from impasse.analysis.formats.inspect_messages import message_dict
 from impasse.analysis.formats.session_facts import failure_stop, stamp
 from impasse.analysis.normal_form import NTrajectory
 from impasse.analysis.session_log import CONTEXT, ERRORED, INTERRUPTED, MAX_TURNS, SessionLog, StepFacts
-from impasse.vocabulary import TERMINAL_ARGUMENT, Tool
 
 EVAL_SUFFIX = ".eval"
 ZIP_MAGIC = b"PK\x03\x04"
 # How inspect-ai's JSON log begins (EvalLog: `version`, then `status`): enough to tell it from other JSON.
 JSON_HEAD = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
-SUBMIT = "submit"  # Inspect's agents end on it with their answer
 BUDGET_LIMITS = {"message", "turn", "token", "cost", "time", "working"}
 SHORT = 200
 
@@ -38,15 +42,33 @@ def is_inspect_head(name: str, head: bytes) -> bool:
 
 
 def inspect_sessions(path: Path) -> list[NTrajectory]:
-    log = read_log(path)
-    task = str(getattr(log.eval, "task", "") or path.stem)
-    model = str(getattr(log.eval, "model", "") or "unknown")
+    spec, samples = read_samples(path)
+    task = str(getattr(spec, "task", "") or path.stem)
+    model = str(getattr(spec, "model", "") or "unknown")
     sessions = []
-    for sample in log.samples or []:
-        session = sample_session(sample, task, model, path)
-        session.condition = impasse_card(sample.sandbox or log.eval.sandbox)
+    for sample, messages in samples:
+        session = sample_session(sample, messages, task, model, path)
+        session.condition = impasse_card(sample.sandbox or spec.sandbox)
         sessions.append(session)
     return sessions
+
+
+def read_samples(path: Path) -> tuple[Any, list[tuple[Any, list[dict]]]]:
+    """The eval's spec, and each sample in inspect-ai's order with its messages as chat-export dicts."""
+    if path.name.endswith(EVAL_SUFFIX):
+        fast = read_eval_zip(path)
+        if fast is not None:
+            return fast
+    log = read_log(path)
+    return log.eval, [(sample, [message_dict(m) for m in sample.messages or []]) for sample in log.samples or []]
+
+
+def read_eval_zip(path: Path) -> tuple[Any, list[tuple[Any, list[dict]]]] | None:
+    try:
+        from impasse.analysis.formats.inspect_eval_zip import read_fast
+    except ImportError:  # no inspect-ai: read_log says so
+        return None
+    return read_fast(path)
 
 
 def impasse_card(spec) -> str | None:
@@ -66,57 +88,20 @@ def read_log(path: Path):
         raise ImportProblem(f"{path}: an Inspect log; reading it needs inspect-ai "
                             "(pip install 'impasse[inspect]')") from None
     try:
-        return read_eval_log(str(path))
+        # A message's words may be an `attachment://` reference; "core" resolves every message (and
+        # leaves the model calls' payloads, which no session reads, as they are stored).
+        return read_eval_log(str(path), resolve_attachments="core")
     except Exception as err:  # noqa: BLE001 - a torn zip, a foreign file: inspect-ai's own words, one line
         said = next((line for line in str(err).splitlines() if line.strip()), type(err).__name__)
         raise ImportProblem(f"{path}: not a readable Inspect log ({type(err).__name__}: {said[:SHORT]})") from None
 
 
-def sample_session(sample, task: str, model: str, path: Path) -> NTrajectory:
+def sample_session(sample, messages: list[dict], task: str, model: str, path: Path) -> NTrajectory:
     name = f"{task}/{sample.id}#{sample.epoch}"
-    steps = export_steps([message_dict(m) for m in sample.messages or []])
+    steps = export_steps(messages)
     return NTrajectory(run_id=name, source="inspect", path=f"{path}#{sample.id}#{sample.epoch}", model=model,
                        condition=None, task=name, steps=steps, ending=verdict_of(steps),
                        log=sample_log(sample, len(steps)))
-
-
-def message_dict(message) -> dict:
-    """A message in the chat-export shape export_steps reads; a tool's failure kept in its text."""
-    role = getattr(message, "role", "")
-    data = {"role": role, "content": message_text(message)}
-    if role == "assistant":
-        data["tool_calls"] = [{"id": call.id, "function": {"name": verdict_name(call.function),
-                                                          "arguments": verdict_arguments(call)}}
-                              for call in (message.tool_calls or [])]
-    elif role == "tool":
-        data["tool_call_id"] = message.tool_call_id
-        error = getattr(message, "error", None)
-        if error is not None:
-            data["content"] = "\n".join(t for t in (data["content"], f"{error.type}: {error.message}") if t)
-    return data
-
-
-def message_text(message) -> str:
-    """Its text parts (reasoning, images and tool-use blocks are no words to the human)."""
-    content = getattr(message, "content", "")
-    if isinstance(content, str):
-        return content
-    return text_of([{"type": "text", "text": part.text} for part in content if getattr(part, "type", "") == "text"])
-
-
-def verdict_name(function: str) -> str:
-    """impasse's verdict tools called by their own names (the impasse task's tools), and Inspect's
-    `submit`, as the MCP names the importers know; any other tool as it is."""
-    if function in TERMINAL_ARGUMENT or function == SUBMIT:
-        return f"mcp__impasse__{Tool.TASK_COMPLETE if function == SUBMIT else function}"
-    return function
-
-
-def verdict_arguments(call) -> dict:
-    arguments = call.arguments if isinstance(call.arguments, dict) else {}
-    if call.function == SUBMIT:  # its answer is the summary of a claim
-        return {TERMINAL_ARGUMENT[Tool.TASK_COMPLETE]: str(arguments.get("answer", ""))}
-    return arguments
 
 
 def sample_log(sample, steps: int) -> SessionLog:
