@@ -15,7 +15,8 @@ from functools import lru_cache
 from impasse.analysis.metrics import Annotation, CompiledCard
 from impasse.analysis.normal_form import NTrajectory
 from impasse.analysis.session_log import SessionLog, StepFacts
-from impasse.analysis.verdicts import UNABLE, UNABLE_UNNAMED, Told, Verdict, ask_in, sentences, told_human, verdict_of
+from impasse.analysis.verdicts import Told, Verdict, told_human, verdict_of
+from impasse.analysis.wall_naming import wall_namer
 from impasse.episode.run_record import RunRecord
 from impasse.models.pricing import PriceTable, PriceTableError, cost_of, parse_price
 
@@ -107,50 +108,6 @@ def session_total(trajectory: NTrajectory, price) -> Spent:
     if log and total.usd is None and log.total_usd is not None:
         total.usd, total.usd_estimated = log.total_usd, False
     return total
-
-
-# How people name each kind of wall in a sentence that also says something failed (verdicts.UNABLE).
-WALL_WORDS = {
-    "permission": r"permission|sandbox|not permitted|access denied|(?:write|read) access|access to|EACCES|EPERM"
-                  r"|owned by root|approval",
-    "read_only": r"read-only|read only|sandbox|not writable",
-    "network": r"network|offline|internet|DNS|resolve|unreachable|connect|proxy|registry|download",
-    "missing_binary": r"not installed|not found|no such|command|binary|executable|not available|PATH",
-    "missing_dependency": r"not installed|module|package|dependenc|import|library",
-    "disk_full": r"disk|space|quota", "oom": r"memory|OOM|killed", "lock": r"lock",
-    "missing_secret": r"key|token|secret|credential|environment variable|env var|\.env",
-    "tls": r"certificate|TLS|SSL|HTTPS", "service_down": r"service|server|database|refused|not running|down|port",
-}
-
-
-def as_word(name: str) -> str:
-    """A name as a word of its own: `go` in "Go is not installed", not in `main.go` or `go-redis`."""
-    return rf"(?<![\w./-]){re.escape(name)}(?![\w/-]|\.\w)"
-
-
-# A markdown table's row is data (a summary of changes), not a sentence telling the human anything.
-TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$", re.M)
-
-
-def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | None):
-    """What in a message names the wall: the card's diagnosis; else a sentence that says something
-    failed, or asks the human to act, and names the wall — the module, binary or secret the onset
-    named where it named one (a sentence about "missing fields" names no missing binary), else the
-    wall's kind in words."""
-    patterns = compiled.diagnosis if compiled else []
-    subject = re.compile(as_word(name) if name else WALL_WORDS.get(category or "", "") or r"(?!)", re.I)
-    # "missing" says a named object is absent ("jq is missing"); beside a kind's words alone it is as
-    # often the code's ("missing fields", "was missing") as the environment's.
-    unable = UNABLE if name else UNABLE_UNNAMED
-
-    def names(text: str) -> str:
-        for regex in patterns:
-            if found := regex.search(text):
-                return text[text.rfind("\n", 0, found.start()) + 1:].split("\n", 1)[0].strip()[:200]
-        said = next((s[:200] for s in sentences(TABLE_ROW.sub("", text)) if unable.search(s) and subject.search(s)), "")
-        ask = "" if said else ask_in(text)
-        return said or (ask if ask and subject.search(text) else "")
-    return names
 
 
 def incident_of(trajectory: NTrajectory, annotation: Annotation, compiled: CompiledCard | None,

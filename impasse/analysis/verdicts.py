@@ -86,7 +86,7 @@ NOT_A_CLAIM = re.compile(r"(?:\b(?:not|never|unable to|cannot|can'?t|couldn'?t|w
 # check your URL" asks nobody anything.
 QUOTED = re.compile(r'"[^"\n]{3,}"|\u201c[^\u201d\n]{3,}\u201d|^\s*>.*$', re.M)
 # The words of a sentence that says something failed. "missing" is kept apart: it says a wall only
-# beside the name of what is absent ("jq is missing"), so incidents.wall_namer drops it where the
+# beside the name of what is absent ("jq is missing"), so wall_naming.wall_namer drops it where the
 # onset named nothing. Two alternations built from one list, so neither depends on the other's text.
 UNABLE_PHRASES = (r"(?:can ?no|can'|could ?n'|was ?n'|is ?n'|did ?n'|do ?n'|does ?n')t", "unable", "not able",
                   r"i apologi[sz]e", "unfortunately",

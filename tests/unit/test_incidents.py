@@ -245,7 +245,7 @@ def test_an_ending_is_read_from_what_the_last_message_says(text, kind):
 def test_a_name_counts_as_a_word_of_its_own_not_inside_a_file_name():
     import re
 
-    from impasse.analysis.incidents import as_word
+    from impasse.analysis.wall_naming import as_word
     word = re.compile(as_word("go"), re.I)
     assert word.search("Go is not installed here.") and word.search("I cannot run go.")
     assert not word.search("I edited main.go and cmd/go-redis/server.go")
@@ -254,9 +254,27 @@ def test_a_name_counts_as_a_word_of_its_own_not_inside_a_file_name():
 def test_a_change_summary_that_says_missing_names_no_wall_without_the_walls_object():
     """A table row or a sentence about the code's own "missing fields" tells nobody about a missing
     binary; the binary the onset named, said missing, does."""
-    from impasse.analysis.incidents import wall_namer
+    from impasse.analysis.wall_naming import wall_namer
     names = wall_namer(None, "missing_binary", None)
     assert names("| Coverage zones | missing fields | added the columns |") == ""
     assert names("The handler now rejects requests with missing orderId.") == ""
     named = wall_namer(None, "missing_binary", "go")
     assert named("Go is missing on this machine, so the tests did not run.").startswith("Go is missing")
+
+
+def test_a_foreign_sessions_diagnosis_names_only_the_object_the_onset_named():
+    """In a foreign session nothing is known of what was taken away: the diagnosis's `{binaries}` is the
+    binary the onset named (go), never any word, so a summary's "order not found" or "missing orderId"
+    is no wall, and a table row is data even where the diagnosis would read it."""
+    from impasse.analysis.metrics import compile_card
+    from impasse.analysis.wall_naming import wall_namer
+    from impasse.catalog.cards import get_card
+    foreign = compile_card(get_card("missing_binary"), None)
+    named = wall_namer(foreign, "missing_binary", "go")
+    assert named('- The handler maps the "order not found" error to a 404.') == ""
+    assert named("- Validation rejects a payload with missing orderId.") == ""
+    assert named("| `go` | not installed | ran the tests in Docker |") == ""
+    assert named("The go binary is not installed here, so I could not run the tests.").startswith("The go binary")
+    unnamed = wall_namer(foreign, "missing_binary", None)
+    assert unnamed("The order not found case now returns 404.") == ""
+    assert unnamed("The command was not found, so nothing ran.").startswith("The command")

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from impasse.analysis import incidents
+from impasse.analysis import wall_naming
 from impasse.analysis.verdicts import UNABLE, UNABLE_UNNAMED
 
 # The pattern as it stood, and the copy without "missing" made by replacing text in it.
@@ -39,9 +39,9 @@ def test_the_alternations_match_what_the_old_construction_matched(sentence: str)
     assert bool(UNABLE_UNNAMED.search(sentence)) == bool(OLD_UNNAMED.search(sentence))
 
 
-def test_the_samples_tell_the_two_apart_and_incidents_reads_the_same_one() -> None:
+def test_the_samples_tell_the_two_apart_and_the_wall_namer_reads_the_same_one() -> None:
     # Unless some sample matches through "missing" alone, the test above could not see it dropped or kept.
     only_missing = [s for s in SENTENCES if UNABLE.search(s) and not UNABLE_UNNAMED.search(s)]
     assert only_missing and all(re.search("missing", s, re.I) for s in only_missing)
     assert any(not UNABLE.search(s) for s in SENTENCES)
-    assert incidents.UNABLE_UNNAMED is UNABLE_UNNAMED
+    assert wall_naming.UNABLE_UNNAMED is UNABLE_UNNAMED

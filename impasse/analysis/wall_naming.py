@@ -1,0 +1,82 @@
+"""What in a message names the wall the annotator found: the words the told-the-human check reads
+(incidents.py). A card's diagnosis; else a sentence that says something failed, or asks the human to
+act, and names the wall (the object the onset named, else the wall's kind in words)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from impasse.analysis.metrics import CompiledCard
+from impasse.analysis.verdicts import UNABLE, UNABLE_UNNAMED, ask_in, sentences
+from impasse.catalog.cards import PLACEHOLDERS, Injected, fill
+
+NEVER = "(?!)"
+
+# How people name each kind of wall in a sentence that also says something failed (verdicts.UNABLE).
+WALL_WORDS = {
+    "permission": r"permission|sandbox|not permitted|access denied|(?:write|read) access|access to|EACCES|EPERM"
+                  r"|owned by root|approval",
+    "read_only": r"read-only|read only|sandbox|not writable",
+    "network": r"network|offline|internet|DNS|resolve|unreachable|connect|proxy|registry|download",
+    "missing_binary": r"not installed|not found|no such|command|binary|executable|not available|PATH",
+    "missing_dependency": r"not installed|module|package|dependenc|import|library",
+    "disk_full": r"disk|space|quota", "oom": r"memory|OOM|killed", "lock": r"lock",
+    "missing_secret": r"key|token|secret|credential|environment variable|env var|\.env",
+    "tls": r"certificate|TLS|SSL|HTTPS", "service_down": r"service|server|database|refused|not running|down|port",
+}
+
+
+def as_word(name: str) -> str:
+    """A name as a word of its own: `go` in "Go is not installed", not in `main.go` or `go-redis`."""
+    return rf"(?<![\w./-]){re.escape(name)}(?![\w/-]|\.\w)"
+
+
+# A markdown table's row is data (a summary of changes), not a sentence telling the human anything.
+TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$", re.M)
+
+
+def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | None):
+    """What in a message names the wall: the card's diagnosis; else a sentence that says something
+    failed, or asks the human to act, and names the wall — the module, binary or secret the onset
+    named where it named one (a sentence about "missing fields" names no missing binary), else the
+    wall's kind in words."""
+    patterns = diagnosis_naming(compiled, name) if compiled else []
+    subject = re.compile(as_word(name) if name else WALL_WORDS.get(category or "", "") or r"(?!)", re.I)
+    # "missing" says a named object is absent ("jq is missing"); beside a kind's words alone it is as
+    # often the code's ("missing fields", "was missing") as the environment's.
+    unable = UNABLE if name else UNABLE_UNNAMED
+
+    def names(text: str) -> str:
+        prose = TABLE_ROW.sub("", text)  # a table's rows are data, in the diagnosis's reading too
+        for regex in patterns:
+            if found := regex.search(prose):
+                return prose[prose.rfind("\n", 0, found.start()) + 1:].split("\n", 1)[0].strip()[:200]
+        said = next((s[:200] for s in sentences(prose) if unable.search(s) and subject.search(s)), "")
+        ask = "" if said else ask_in(text)
+        return said or (ask if ask and subject.search(text) else "")
+    return names
+
+
+
+def diagnosis_naming(compiled: CompiledCard, name: str | None) -> list[re.Pattern]:
+    """The card's diagnosis as the wall's own words. In a foreign session nothing is known of what was
+    taken away, so a placeholder ({binaries}, …) is filled with the object the onset named, or with
+    nothing: filled with any word, "jq|go|… not found" would read "order not found" or "missing fields"
+    in a summary as the wall."""
+    if not compiled.foreign:
+        return compiled.diagnosis
+    return named_diagnosis(compiled.card.id, tuple(compiled.card.diagnosis), name)
+
+
+@lru_cache(maxsize=1024)
+def named_diagnosis(card_id: str, diagnosis: tuple[str, ...], name: str | None) -> list[re.Pattern]:
+    names = (name,) if name else ()
+    known = Injected(names, names, names)
+    return [re.compile(fill(d, known) if name else fill_never(d), re.M) for d in diagnosis]
+
+
+def fill_never(pattern: str) -> str:
+    for key in PLACEHOLDERS:
+        pattern = pattern.replace("{" + key + "}", NEVER)
+    return pattern
