@@ -138,6 +138,15 @@ def ask_in(text: str) -> str:
     return ""
 
 
+def offer_in(text: str) -> str:
+    """The sentence of a message that offers the human a choice of what to do next, or ""."""
+    for sentence in sentences(FENCED.sub(" ", text)):
+        plain = sentence.lstrip("*#>-• ").strip()
+        if plain.endswith("?") and OFFER.match(plain):
+            return plain[:SHORT]
+    return ""
+
+
 def first_match(pattern: re.Pattern, text: str) -> str:
     return next((s[:SHORT] for s in sentences(text) if pattern.search(s)), "")
 
@@ -200,6 +209,11 @@ def message_verdict(step: NStep) -> Verdict:
     ask, claim, unable = ask_in(step.text), claim_in(step.text), first_match(UNABLE, step.text)
     if ask and (unable or not claim):
         return Verdict(ESCALATED, step.index, "its final message asks the human to act", ask)
+    # An offer after saying what could not be done, with nothing claimed, hands the human a decision the
+    # agent needs to go on ("I don't have write access there. Would you like me to work elsewhere?").
+    offer = offer_in(step.text) if unable and not claim else ""
+    if offer:
+        return Verdict(ESCALATED, step.index, "its final message says what failed and asks what to do", offer)
     if claim:
         return Verdict(CLAIMED, step.index, "its final message claims the work done", claim)
     if unable:

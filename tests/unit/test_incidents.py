@@ -236,6 +236,13 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
      "gave up without a claim"),
     ("> Please restart the service to continue\n\nThat is what the log printed; the endpoint is gone.",
      "gave up without a claim"),
+    # an offer after saying what failed, nothing claimed: the human decides how it goes on
+    ("I don't have write access to the shared config. Would you like me to work on the parser instead?",
+     "escalated to the human"),
+    ("The database refused the connection on port 5432.\n\nWant me to start it with docker compose?",
+     "escalated to the human"),
+    # an offer of more work after a claim stays a claim
+    ("All 40 tests pass. Would you like me to add a changelog entry?", "claimed done"),
 ])
 def test_an_ending_is_read_from_what_the_last_message_says(text, kind):
     from impasse.analysis.verdicts import message_verdict
