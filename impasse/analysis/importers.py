@@ -32,6 +32,7 @@ from impasse.analysis.formats.openhands_store import (
     read_event_folder,
     session_folder_name,
 )
+from impasse.analysis.formats.output_files import read_back_as_output
 from impasse.analysis.formats.qwen_code import from_qwen_code, is_qwen_record
 from impasse.analysis.formats.session_facts import session_log
 from impasse.analysis.formats.swe_agent import from_swe_agent
@@ -263,6 +264,7 @@ def trajectory_of(path: Path, fmt: str, kind: str, data, warnings: list[str]) ->
     except (AttributeError, KeyError, TypeError, ValueError) as err:
         raise ImportProblem(f"{path}: not a valid {chosen} trajectory ({type(err).__name__}: {err})") from None
     trajectory.problems.extend(warnings)
+    read_back_as_output(trajectory)
     trajectory.log = facts_of(chosen, data, trajectory, path)
     return trajectory
 

@@ -26,7 +26,7 @@ KIND_OF_TOOL = {
     **dict.fromkeys(("bash", "bashoutput", "powershell", "shell", "shell_command", "exec_command", "write_stdin",
                      "container.exec", "local_shell", "local_shell_call", "run", "run_ipython", "execute_bash",
                      "execute_command", "run_command", "run_terminal_cmd", "terminal", "cmd", "exec", "wait",
-                     "run_shell_command"), COMMAND),
+                     "run_shell_command", "taskoutput"), COMMAND),
     **dict.fromkeys(("read", "notebookread", "read_file", "view", "view_file", "view_image", "open", "goto",
                      "scroll_up", "scroll_down", "webfetch", "web_fetch", "websearch", "web_search",
                      "web_search_call", "browse", "browse_interactive", "fetch", "read_mcp_resource", "read_many_files",
