@@ -6,7 +6,8 @@ A spec's `tools.result.reader` picks the reader. Most are named readers here, si
 result is real logic: Claude Code's reminders and `Exit code N`, Codex's header block, Gemini CLI's
 and Qwen Code's trailer lines, mini-swe-agent's JSON observation, cecli's result object. `declared` needs no code: the
 spec's regex for a command's result, its phrases for an edit done or not, and impasse's own exit
-line where its shell declares one (opencode)."""
+line where its shell declares one (opencode). What an agent's result looks like is in impasse/dialects/,
+which the annotator reads too; how the runtime hands it to impasse's model is here."""
 
 from __future__ import annotations
 
@@ -15,28 +16,17 @@ import re
 from impasse.agents.agent_calls import ToolResult
 from impasse.agents.mini_tools import mini_output
 from impasse.agents.tool_specs import DECLARED, AgentTools
-from impasse.dialects import claude_code, codex
+from impasse.dialects import claude_code, codex, gemini_cli
 from impasse.dialects.cecli import cecli_output
 from impasse.dialects.exit_line import exit_code_of
-
-REMINDER = re.compile(r"\s*<system-reminder>.*?</system-reminder>\s*", re.S)
-CLAUDE_NO_OUTPUT = "(Bash completed with no output)"  # Claude Code's words for an empty output
-# Gemini CLI and Qwen Code: `Output: …` and then lines of their own; Gemini gives the exit code only
-# when it is not 0 and wraps every result in `<untrusted_context>`.
-GEMINI_WRAPPER = re.compile(r"\A\s*<untrusted_context>\n?(.*?)\n?</untrusted_context>\s*\Z", re.S)
-GEMINI_TRAILER = re.compile(r"^(Error|Exit Code|Signal|Background PIDs|Process Group PGID): (.*)$")
-# Their own words for an edit or a write they made: the code they do not give
-GEMINI_DONE = re.compile(r"\A\s*(?:Successfully (?:modified file|created and wrote to new file|overwrote file)"
-                         r"|The file: \S.* has been updated\.)")
 
 
 def claude_output(text: str, is_error: bool | None) -> tuple[str, int | None]:
     """Claude Code's reminders appended to results are the agent's, not the command's."""
-    text = REMINDER.sub("\n", text).strip("\n") + ("\n" if text.strip() else "")
+    text = claude_code.REMINDER.sub("\n", text).strip("\n") + ("\n" if text.strip() else "")
     if not is_error:
-        return ("" if text.strip() == CLAUDE_NO_OUTPUT else text), 0
-    found = claude_code.EXIT_LINE.match(text)
-    return (text[found.end():], int(found.group(1))) if found else (text, claude_code.FAILED_STATUS_UNKNOWN)
+        return ("" if text.strip() == claude_code.NO_OUTPUT else text), 0
+    return claude_code.failed_status(text)
 
 
 def codex_output(text: str) -> tuple[str, int | None]:
@@ -54,18 +44,13 @@ def codex_output(text: str) -> tuple[str, int | None]:
     return body, None
 
 
-def without_context(text: str) -> str:
-    found = GEMINI_WRAPPER.match(text)
-    return found.group(1) if found else text
-
-
 def gemini_output(text: str, is_error: bool | None) -> tuple[str, int | None]:
     """A command's `Output:` and its code (Gemini's absent line is 0); an edit or a write they report
     done is 0; a result marked as an error is 1."""
-    text = without_context(text)
-    if text.startswith(("Output: ", "Command: ")):
+    text = gemini_cli.unwrap(text)
+    if text.startswith(gemini_cli.SHELL_STARTS):
         return gemini_command_output(text)
-    if GEMINI_DONE.match(text):
+    if gemini_cli.DONE.match(text):
         return text, 0
     return text, 1 if is_error else None
 
@@ -73,19 +58,19 @@ def gemini_output(text: str, is_error: bool | None) -> tuple[str, int | None]:
 def gemini_command_output(text: str) -> tuple[str, int | None]:
     lines = text.split("\n")
     fields: dict[str, str] = {}
-    while lines and (found := GEMINI_TRAILER.match(lines[-1])):
+    while lines and (found := gemini_cli.TRAILER_LINE.match(lines[-1])):
         fields[found.group(1)] = found.group(2)
         lines.pop()
-    body = "\n".join(lines)
-    output = body[body.index("Output: ") + len("Output: "):] if "Output: " in body else body
-    output = "" if output == "(empty)" else output + ("\n" if output else "")
-    error = fields.get("Error", "(none)")
-    if error != "(none)":
+    body, said = "\n".join(lines), gemini_cli.OUTPUT
+    output = body[body.index(said) + len(said):] if said in body else body
+    output = "" if output == gemini_cli.EMPTY else output + ("\n" if output else "")
+    error = fields.get("Error", gemini_cli.NONE)
+    if error != gemini_cli.NONE:
         output += error + "\n"
-    code = fields.get("Exit Code")
-    if code is not None and re.fullmatch(r"-?\d+", code):
-        return output, int(code)
-    return output, 1 if fields.get("Signal", "(none)") != "(none)" else 0 if "Output: " in body else None
+    code = gemini_cli.status_of(fields.get("Exit Code"))
+    if code is not None:
+        return output, code
+    return output, 1 if fields.get("Signal", gemini_cli.NONE) != gemini_cli.NONE else 0 if said in body else None
 
 
 def declared_output(result: ToolResult, tools: AgentTools) -> tuple[str, int | None]:

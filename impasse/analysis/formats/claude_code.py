@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from impasse.analysis.formats.common import (
-    FAILED_STATUS_UNKNOWN,
     ImportProblem,
     edit_action,
     other_action,
@@ -20,13 +19,10 @@ from impasse.analysis.formats.common import (
     verdict_of,
 )
 from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
-from impasse.dialects.claude_code import EXIT_LINE
+from impasse.dialects.claude_code import REJECTED, TIMEOUT_LINE, failed_status
 from impasse.vocabulary import Tool
 
 SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code writes itself (API errors, interruptions)
-TIMEOUT_LINE = "Command timed out after "  # Bash killed the command at its own timeout (`timeout` input)
-# A human said no at the permission prompt (or interrupted the call): the tool never ran.
-REJECTED = ("The user doesn't want to proceed with this tool use", "[Request interrupted by user")
 
 
 def claude_action(name: str, arguments) -> Action:
@@ -70,10 +66,7 @@ def result_obs(block: dict, kind: str) -> Obs:
     `Command timed out after …` is the Bash tool's own timeout (timed_out); a call the human
     rejected never ran (executed false)."""
     text = text_of(block.get("content"))
-    code = None
-    if block.get("is_error") is True:
-        found = EXIT_LINE.match(text)
-        code = int(found.group(1)) if found else FAILED_STATUS_UNKNOWN
+    code = failed_status(text)[1] if block.get("is_error") is True else None
     return Obs(text, code, kind=kind, timed_out=text.startswith(TIMEOUT_LINE),
                executed=not text.startswith(REJECTED))
 

@@ -10,7 +10,6 @@ responses that repeat the calls' results) are no step and no observation."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from impasse.analysis.formats.common import (
@@ -24,19 +23,11 @@ from impasse.analysis.formats.common import (
     verdict_of,
 )
 from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.dialects.gemini_cli import EMPTY, NO_STATUS, OUTPUT, PROCESS_ERROR, SHELL_TRAILERS, TIMED_OUT, unwrap
 from impasse.vocabulary import Tool
 
 SHELL_TOOLS = ("run_shell_command",)
 MCP_PREFIX = "mcp_impasse_"  # Gemini names an MCP tool `mcp_<server>_<tool>`
-UNTRUSTED = re.compile(r"\A<untrusted_context>\n(.*)\n</untrusted_context>\Z", re.S)
-UNTRUSTED_CLOSE = ("&lt;/untrusted_context&gt;", "</untrusted_context>")  # how the wrapper escapes its end tag
-# What the shell tool says after the command's output, each line only when it applies, in this order
-# (Gemini CLI 0.61.0, ShellToolInvocation): `Exit Code` only for a non-zero status.
-TRAILERS = (re.compile(r"Process Group PGID: \d+"), re.compile(r"Background PIDs: [\d, ]*"),
-            re.compile(r"Signal: .*"), re.compile(r"Exit Code: (-?\d+)"))
-TIMED_OUT = "Command was automatically cancelled because it exceeded the timeout"
-NO_STATUS = ("Command was cancelled by user", "Command moved to background", TIMED_OUT)
-EMPTY = "(empty)"  # the shell tool's word for no output
 
 
 def is_header(record: dict) -> bool:
@@ -84,12 +75,6 @@ def replay(records: list[dict]) -> tuple[dict, list[dict]]:
     return meta, list(messages.values())
 
 
-def unwrap(text: str) -> str:
-    """A tool's text without the `<untrusted_context>` wrapper Gemini puts around it."""
-    found = UNTRUSTED.match(text)
-    return found.group(1).replace(*UNTRUSTED_CLOSE) if found else text
-
-
 def response_text(part) -> tuple[str, bool]:
     """A functionResponse part's text (its `output`, else its `error`) and whether it is an error."""
     response = part.get("functionResponse", {}).get("response") if isinstance(part, dict) else None
@@ -110,16 +95,16 @@ def shell_result(text: str) -> tuple[str, int | None, bool]:
     timed-out or backgrounded command records no status."""
     if text.startswith(NO_STATUS):
         return text, None, text.startswith(TIMED_OUT)
-    if not text.startswith("Output: "):
+    if not text.startswith(OUTPUT):
         return text, None, False
-    lines = text.removeprefix("Output: ").split("\n")
+    lines = text.removeprefix(OUTPUT).split("\n")
     code, signal = None, False
-    for trailer in TRAILERS:
+    for trailer in SHELL_TRAILERS:
         if len(lines) > 1 and (found := trailer.fullmatch(lines[-1])):
             lines.pop()
             code = int(found.group(1)) if found.groups() else code
             signal = signal or found.group(0).startswith("Signal: ")
-    process_error = len(lines) > 1 and lines[-1].startswith("Error: ")  # the output is at least `(empty)`
+    process_error = len(lines) > 1 and lines[-1].startswith(PROCESS_ERROR)  # the output is at least `(empty)`
     if code is None:
         code = FAILED_STATUS_UNKNOWN if signal else (None if process_error else 0)
     if lines[0] == EMPTY:

@@ -9,7 +9,6 @@ record, one per part. A `user` record (the human's prompt) ends the run and is n
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from impasse.analysis.formats.common import (
@@ -20,15 +19,10 @@ from impasse.analysis.formats.common import (
 )
 from impasse.analysis.formats.gemini_cli import response_text, shell_or_file_action
 from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
+from impasse.dialects.gemini_cli import EMPTY, NONE, QWEN_NO_STATUS, QWEN_SHELL, QWEN_TIMED_OUT, status_of
 from impasse.vocabulary import Tool
 
 RECORD_TYPES = ("user", "assistant", "tool_result", "system")
-# The shell tool's result (Qwen Code 0.24.4): every line always, `(none)` or `(empty)` when it has nothing.
-SHELL = re.compile(r"\A(?:Command: .*?\n)?Directory: [^\n]*\nOutput: (?P<output>.*)\nError: (?P<error>[^\n]*)\n"
-                   r"Exit Code: (?P<code>[^\n]*)\nSignal: (?P<signal>[^\n]*)\nProcess Group PGID: [^\n]*", re.S)
-TIMED_OUT = "Command timed out after "
-NO_STATUS = ("Command was cancelled by user", "Command finished before the background-promote", TIMED_OUT)
-NONE, EMPTY = "(none)", "(empty)"
 
 
 def is_qwen_record(record: dict) -> bool:
@@ -51,17 +45,15 @@ def shell_result(text: str, display) -> tuple[str, int | None, bool]:
     timed-out command records no status."""
     recorded = display.get("exitCode") if isinstance(display, dict) else None
     recorded = recorded if isinstance(recorded, int) and not isinstance(recorded, bool) else None
-    if text.startswith(NO_STATUS):
-        return text, recorded, text.startswith(TIMED_OUT)
-    found = SHELL.match(text)
+    if text.startswith(QWEN_NO_STATUS):
+        return text, recorded, text.startswith(QWEN_TIMED_OUT)
+    found = QWEN_SHELL.match(text)
     if not found:
         return text, recorded, False
     output = "" if found["output"] == EMPTY else found["output"]
     if found["error"] != NONE:
         output = f"{output}\nError: {found['error']}" if output else f"Error: {found['error']}"
-    code = recorded
-    if code is None and re.fullmatch(r"-?\d+", found["code"]):
-        code = int(found["code"])
+    code = recorded if recorded is not None else status_of(found["code"])
     if code is None and found["signal"] != NONE:
         code = FAILED_STATUS_UNKNOWN
     return output, code, False
@@ -76,7 +68,7 @@ def result_obs(part: dict, action: Action | None, result) -> Obs:
     failed = error or result.get("status") == "error"
     code, timed_out = (FAILED_STATUS_UNKNOWN if failed else None), False
     if action is not None and action.tool == Tool.BASH:
-        stopped = text.startswith(NO_STATUS)  # cancelled or timed out: no status, though Qwen says `error`
+        stopped = text.startswith(QWEN_NO_STATUS)  # cancelled or timed out: no status, though Qwen says `error`
         text, shell_code, timed_out = shell_result(text, result.get("resultDisplay"))
         code = shell_code if shell_code is not None or stopped else code
     return Obs(text, code, kind=action.kind if action else OTHER, timed_out=timed_out,

@@ -23,10 +23,10 @@ from impasse.analysis.session_log import (
     SessionLog,
     StepFacts,
 )
+from impasse.dialects.claude_code import INTERRUPTED as INTERRUPT  # its words (INTERRUPTED is the stop's kind)
 from impasse.dialects.failures import Failure, failure_of
 from impasse.dialects.own_stop import OwnStop, stop_of
 
-INTERRUPT = "[Request interrupted by user"
 SHORT = 200
 
 
