@@ -133,10 +133,12 @@ CATEGORIES = {"removed_dependency": "missing_dependency", "missing_binary": "mis
               "missing_secret": "missing_secret", "tls_cert_invalid": "tls", "service_down": "service_down",
               "flaky_sandbox": "sandbox", "none": "none"}
 # When two cards' signatures first match at the same step, the more specific blocker names it: a
-# stale index.lock over the permission it shows, a certificate or a down service over "network".
-SPECIFICITY = ("git_index_lock", "tls_cert_invalid", "service_down", "missing_secret", "disk_full", "oom_kill",
+# certificate or a down service over "network". A lock git cannot create names what stopped it: a
+# `.lock: Permission denied` (or read-only) is the permission's, only a lock that exists is the lock's,
+# and only its card matches that.
+SPECIFICITY = ("tls_cert_invalid", "service_down", "missing_secret", "disk_full", "oom_kill",
                "read_only_fs", "removed_dependency", "missing_binary", "network_down_download", "chown_root",
-               "flaky_sandbox")
+               "git_index_lock", "flaky_sandbox")
 
 
 def check_regex(pattern: str, where: str, problems: list[str]) -> None:
