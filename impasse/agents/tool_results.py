@@ -70,6 +70,8 @@ def gemini_command_output(text: str) -> tuple[str, int | None]:
     code = gemini_cli.status_of(fields.get("Exit Code"))
     if code is not None:
         return output, code
+    if error != gemini_cli.NONE:  # the spawn failed (`Error: spawn bash ENOENT`): no command ran, no status
+        return output, None
     return output, 1 if fields.get("Signal", gemini_cli.NONE) != gemini_cli.NONE else 0 if said in body else None
 
 

@@ -77,12 +77,12 @@ def test_gemini_cli_shell_results_read_by_each_side(text, runtime, annotator):
     assert unwrap(wrapped(text)) == text and unwrap(text) == text
 
 
-def test_a_process_error_without_a_status_is_read_apart():
-    """Kept as it was: the runtime takes a trailing `Error:` line as a trailer for Gemini and Qwen
-    alike (its message after the output, the status 0 for an `Output:` without `Exit Code`); the
-    annotator keeps Gemini's line in the output and records no status (the command never ran)."""
+def test_a_process_error_without_a_status_is_no_status_on_either_side():
+    """A spawn that failed ran no command: neither side reads a status (the runtime once read 0, a
+    success, for an `Output:` without `Exit Code`). The runtime puts the error after the output; the
+    annotator keeps Gemini's line as it is."""
     text = "Output: (empty)\nError: spawn bash ENOENT"
-    assert gemini_output(wrapped(text), None) == ("spawn bash ENOENT\n", 0)
+    assert gemini_output(wrapped(text), None) == ("spawn bash ENOENT\n", None)
     assert shell_result(unwrap(wrapped(text))) == ("Error: spawn bash ENOENT", None, False)
 
 
@@ -116,7 +116,7 @@ QWEN = [
     ("Command: sleep 9\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: (none)\nSignal: 9\n"
      "Process Group PGID: (none)", ("", 1), ("", 1, False)),
     ("Command: x\nDirectory: (root)\nOutput: (empty)\nError: spawn EACCES\nExit Code: (none)\nSignal: (none)\n"
-     "Process Group PGID: (none)", ("spawn EACCES\n", 0), ("Error: spawn EACCES", None, False)),
+     "Process Group PGID: (none)", ("spawn EACCES\n", None), ("Error: spawn EACCES", None, False)),
 ]
 
 
