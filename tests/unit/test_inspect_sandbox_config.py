@@ -94,3 +94,24 @@ def test_an_unknown_policy_is_refused_in_one_line():
     import impasse.inspect_ext._registry  # noqa: F401
     with pytest.raises(PrerequisiteError, match="impasse/bogus: unknown scripted policy"):
         get_model("impasse/bogus")
+
+
+def test_docker_down_is_the_evals_one_line_error_and_nothing_starts(tmp_path, monkeypatch):
+    """No engine at DOCKER_HOST: the sample's sandbox is refused in one line naming how to start it; the
+    eval ends in error with no score."""
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import get_model
+
+    import impasse.inspect_ext._registry  # noqa: F401
+    from impasse.inspect_ext.sandbox import engine
+    from impasse.inspect_ext.task import impasse_tasks
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    engine.cache_clear()
+    try:
+        (log,) = inspect_eval(impasse_tasks(condition="chown_root", tasks="invoicekit-tax-rounding"),
+                              model=get_model("impasse/oracle"), log_dir=str(tmp_path / "logs"), display="none")
+    finally:
+        engine.cache_clear()
+    assert log.status == "error"
+    assert "Docker is not reachable" in log.error.message and "impasse engine up" in log.error.message
+    assert not log.results or not log.results.scores
