@@ -22,6 +22,7 @@ from impasse.analysis.formats.console import FIRST_HEADER, from_console
 from impasse.analysis.formats.gemini_cli import from_gemini_cli, is_gemini_record, is_gemini_session
 from impasse.analysis.formats.inspect_log import EVAL_SUFFIX, inspect_sessions, is_inspect_head
 from impasse.analysis.formats.mini import from_mini
+from impasse.analysis.formats.mixed_lines import passed_over
 from impasse.analysis.formats.opencode import from_opencode_json, is_opencode_event, is_opencode_export
 from impasse.analysis.formats.openhands import from_openhands
 from impasse.analysis.formats.openhands_store import (
@@ -257,6 +258,8 @@ def trajectory_of(path: Path, fmt: str, kind: str, data, warnings: list[str]) ->
         raise ImportProblem(f"{path}: {err}") from None
     if chosen in JSONL_FORMATS and isinstance(data, dict) and not is_export(data, fmt, chosen):
         data = [data]  # one object: its only line (Gemini CLI's chat .json: the header, messages and all)
+    if kind == "jsonl" and (mixed := passed_over(data, chosen)):
+        warnings = [*warnings, f"{path}: {mixed}"]
     try:
         trajectory = READERS[chosen](data, path)
     except ImportProblem:
