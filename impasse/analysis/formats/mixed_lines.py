@@ -8,7 +8,7 @@ from collections import Counter
 
 from impasse.analysis.formats.codex import ITEM_TYPES, ROLLOUT_TYPES
 from impasse.analysis.formats.codex_exec import EVENTS as CODEX_EXEC_EVENTS
-from impasse.analysis.formats.gemini_cli import is_gemini_record
+from impasse.analysis.formats.gemini_cli import is_gemini_record, is_header
 from impasse.analysis.formats.opencode import is_opencode_event
 from impasse.analysis.formats.qwen_code import is_qwen_record
 
@@ -18,16 +18,26 @@ FAMILY = {"claude-code": "Claude Code", "codex": "Codex", "codex-exec": "Codex",
 CODEX_LINES = frozenset((*ROLLOUT_TYPES, *ITEM_TYPES, *CODEX_EXEC_EVENTS)) - {"error"}
 
 
+CLAUDE_CODE = "Claude Code"
+
+
+def is_claude_line(record: dict) -> bool:
+    message = record.get("message")
+    return (record.get("type") in ("user", "assistant") and isinstance(message, dict)
+            and not isinstance(message.get("parts"), list) and not is_header(record))
+
+
 def family_of(record: dict) -> str | None:
-    """The agent a line alone shows it is from (a Qwen Code line is of Gemini CLI's family), or None."""
+    """The agent a line alone shows it is from (a Qwen Code line is of Gemini CLI's family), or None.
+    The same tests detection makes, ordered so that the common line costs one or two lookups."""
+    kind = record.get("type")
+    if kind in CODEX_LINES:
+        return "Codex"
+    if kind in ("user", "assistant") and isinstance(message := record.get("message"), dict):
+        return "Gemini CLI" if isinstance(message.get("parts"), list) or is_header(record) else "Claude Code"
     if is_gemini_record(record) or is_qwen_record(record):
         return "Gemini CLI"
-    if is_opencode_event(record):
-        return "opencode"
-    kind = record.get("type")
-    if kind in ("user", "assistant") and isinstance(record.get("message"), dict):
-        return "Claude Code"
-    return "Codex" if kind in CODEX_LINES else None
+    return "opencode" if is_opencode_event(record) else None
 
 
 def passed_over(records: list[dict], chosen: str) -> str:
@@ -35,7 +45,13 @@ def passed_over(records: list[dict], chosen: str) -> str:
     mine = FAMILY.get(chosen)
     if mine is None:
         return ""
-    others = Counter(family for record in records if (family := family_of(record)) not in (None, mine))
+    others: Counter[str] = Counter()
+    for record in records:
+        if mine == CLAUDE_CODE and is_claude_line(record):  # the common case, without the other tests
+            continue
+        family = family_of(record)
+        if family is not None and family != mine:
+            others[family] += 1
     if not others:
         return ""
     counted = ", ".join(f"{n} line{'s' * (n != 1)} of a {family} session" for family, n in others.most_common())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from impasse.analysis.normal_form import COMMAND, READ, NTrajectory
+from impasse.analysis.normal_form import COMMAND, READ, NStep, NTrajectory
 
 # The harness's note of where a command's output goes: the path, as the agent would pass it to a read.
 WRITTEN_TO = re.compile(r"\b(?:output is being written to|(?:full )?output (?:was |has been |is )?(?:saved|written)"
@@ -22,12 +22,18 @@ def read_back_as_output(trajectory: NTrajectory) -> None:
     """Each read of a file a command's output was announced in becomes that command's output."""
     announced: set[str] = set()
     for step in trajectory.steps:
-        reads = [a for a in step.actions if a.kind == READ]
-        read_obs = [o for o in step.observations if o.kind == READ]
-        if announced and len(reads) == len(read_obs):
-            for action, obs in zip(reads, read_obs, strict=True):
-                if any(path in action.command for path in announced):
-                    obs.kind, obs.output = COMMAND, NUMBERED.sub("", obs.output)
+        if announced:
+            read_back(step, announced)
         for obs in step.observations:
-            if obs.kind == COMMAND:
-                announced.update(m.group("path") for m in WRITTEN_TO.finditer(obs.output[:2000]))
+            head = obs.output[:2000]
+            if obs.kind == COMMAND and "utput" in head:  # every note names the output: a cheap test first
+                announced.update(m.group("path") for m in WRITTEN_TO.finditer(head))
+
+
+def read_back(step: NStep, announced: set[str]) -> None:
+    reads = [a for a in step.actions if a.kind == READ]
+    read_obs = [o for o in step.observations if o.kind == READ]
+    if len(reads) == len(read_obs):
+        for action, obs in zip(reads, read_obs, strict=True):
+            if any(path in action.command for path in announced):
+                obs.kind, obs.output = COMMAND, NUMBERED.sub("", obs.output)
