@@ -46,6 +46,7 @@ CRASH_LOCATION = re.compile(rf"^[\w./-]+\.py:\d+: {EXCEPTION_NAME}$")
 # A shell's own prefix before its message: bash's `bash: line 1: `, dash's `/bin/sh: 1: `, zsh's
 # `zsh:11: ` and `(eval):1: ` (Claude Code runs commands through zsh's eval on macOS).
 SHELL_PREFIX = r"(?:(?:[\w.+/~-]+|\(eval\))(?::\d+)?: )+(?:line \d+: )?"
+NODE_SPAWN = r"spawn \S+ E[A-Z]{3,}"  # Node's error when a program cannot be started
 TOOL_ERROR = re.compile(
     r"^(?:fatal|error|ERROR|E|Error|FATAL|panic|npm ERR!|npm error|FAILED|ERROR \S+ -)[:!]?\s|"
     rf"^FAILED \S+ - |^E\s{{2,}}\S|^{SHELL_PREFIX}.*(?:"
@@ -60,6 +61,8 @@ TOOL_ERROR = re.compile(
     # did: `EROFS: read-only file system, open '…'`, `atomicWriteFile("…"): ENOSPC: no space left on
     # device, write` (Qwen Code's and Gemini CLI's edits).
     r"^(?:[\w.$]+\([^\n]*\): )?E[A-Z]{3,}: [a-z][a-z -]+, \w+\b|"
+    # Node could not start a program at all (`spawn …/rg EACCES`, `spawn jq ENOENT`).
+    rf"^(?:Error: )?{NODE_SPAWN}$|"
     # What a tool prints only after it failed, when a pipe kept that and not the error line itself:
     # git's lock advice (`| tail -3` after `fatal: Unable to create '…/index.lock'`), openssl's verdict.
     r"^Another git process seems to be running|remove the file manually to continue|"
@@ -94,6 +97,7 @@ UNREACHABLE = re.compile(
     r"spurious network error|Couldn't resolve host|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|"
     r"nodename nor servname provided|No such host is known|"
     r"temporary error \(try again later\)|DNS lookup error")  # apk: `WARNING: fetching …: temporary error …`
+SPAWN_FAILED = re.compile(rf"^(?:Error: )?{NODE_SPAWN}$")  # Node could not start the tool's program
 WARNING = re.compile(r"^\s*(?:\w*Warning\b|WARNING\b|warning\b|hint\b)")
 # docker build's (BuildKit's) prefix on every line a build step prints: `#13 0.442 `.
 BUILD_STEP = re.compile(r"^#\d+ \d+\.\d+ ")
@@ -176,8 +180,17 @@ def obs_kind(obs: Obs, step: NStep) -> str:
 
 def kind_counts(obs: Obs, step: NStep) -> bool:
     """Whether an observation can hold an onset at all, by the kind of tool that returned it: text in
-    a file the agent read or a listing it asked for quotes a blocker; a read that failed reports one."""
-    return obs.exit_code not in (0, None) or obs_kind(obs, step) not in QUOTING_KINDS  # the kind only when needed
+    a file the agent read or a listing it asked for quotes a blocker; a read that failed reports one.
+    A read with no status whose whole answer is Node's refusal to start the tool's own program failed
+    itself (a search tool: `spawn …/rg EACCES`): that is no file's text and no listing."""
+    if obs.exit_code not in (0, None) or obs_kind(obs, step) not in QUOTING_KINDS:  # the kind only when needed
+        return True
+    return obs.exit_code is None and tool_failed_itself(obs.output)
+
+
+def tool_failed_itself(output: str) -> bool:
+    text = output.strip()  # one line: the pattern is anchored at both ends
+    return SPAWN_FAILED.match(text) is not None
 
 
 def is_credential(name: str) -> bool:

@@ -107,6 +107,16 @@ def test_a_read_that_itself_failed_is_an_onset():
     assert kinded("chown_root", failed, READ, 1) is not None
 
 
+@pytest.mark.parametrize("kind", [READ, LIST])
+def test_a_search_tool_that_could_not_start_its_program_failed_itself(kind):
+    """No status recorded, but the whole answer is Node's refusal to start the tool's own program (an
+    agent's bundled ripgrep without its execute bit): no file or listing reads so. A missing one is
+    the missing binary's."""
+    spawned = "spawn /home/u/.nvm/versions/node/v20/lib/node_modules/agent/vendor/ripgrep/x64-linux/rg EACCES"
+    assert kinded("chown_root", spawned, kind, None) is not None
+    assert kinded("chown_root", spawned + "\nsrc/app.py", kind, None) is None  # a listing that quotes it
+
+
 # The agent's own presence probe: often the only place a missing program shows (`which jq` prints
 # nothing; `command -v jq || echo …` prints the agent's own words). Outputs as bash, dash and zsh print them.
 PROBES_ABSENT = [("which jq", "", 1), ("command -v jq || echo 'jq missing'", "jq missing\n", 0),
