@@ -14,13 +14,8 @@ import pytest
 pytest.importorskip("inspect_ai", reason="the inspect extra is not installed: pip install -e '.[inspect]'")
 from inspect_ai.event import ModelEvent  # noqa: E402
 from inspect_ai.log import (  # noqa: E402
-    EvalConfig,
-    EvalDataset,
-    EvalLog,
     EvalSample,
     EvalSampleLimit,
-    EvalSpec,
-    write_eval_log,
 )
 from inspect_ai.model import (  # noqa: E402
     ChatMessageAssistant,
@@ -37,6 +32,7 @@ from inspect_ai.tool import ToolCall, ToolCallError  # noqa: E402
 
 from impasse.analysis.formats import inspect_eval_zip, inspect_log, inspect_messages  # noqa: E402
 from impasse.analysis.importers import ImportProblem, load_sessions  # noqa: E402
+from tests.unit.inspect_log_files import write_log  # noqa: E402
 
 PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
 LONG = "line of pytest output\n" * 40  # long enough for inspect-ai to keep it in the events as an attachment
@@ -83,13 +79,6 @@ def sample(sample_id: int | str, epoch: int, messages: list, **extra) -> EvalSam
                       completed_at="2026-12-04T10:02:30+00:00", **extra)
 
 
-def write(path, samples: list[EvalSample]):
-    log = EvalLog(eval=EvalSpec(created="2026-12-04T10:00:00+00:00", task="impasse_tasks", dataset=EvalDataset(),
-                                model="openai/gpt-x", config=EvalConfig()), samples=samples, status="success")
-    write_eval_log(log, str(path))
-    return path
-
-
 def both_ways(path) -> tuple[list, list]:
     """(id, epoch, messages) of each sample, the fast way and by inspect-ai's full reader."""
     fast = inspect_eval_zip.read_fast(path)
@@ -112,7 +101,7 @@ def log_path(tmp_path):
     samples = [sample(sample_id, epoch, conversation(epoch)) for epoch in (1, 2) for sample_id in (10, 9, "b", "a")]
     samples += [sample("attached", epoch, attached(epoch), limit=EvalSampleLimit(type="token", limit=100))
                 for epoch in (1, 2)]
-    return write(tmp_path / "log.eval", samples)
+    return write_log(tmp_path / "log.eval", samples)
 
 
 def test_the_fast_way_gives_the_full_readers_messages_one_by_one(log_path):

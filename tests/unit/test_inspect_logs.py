@@ -37,6 +37,7 @@ from impasse.analysis.importers import ImportProblem, load_sessions  # noqa: E40
 from impasse.analysis.verdicts import ABORTED, CLAIMED, ESCALATED, OUT_OF_BUDGET, verdict_of  # noqa: E402
 from impasse.cli.main import app  # noqa: E402
 from impasse.vocabulary import Ending  # noqa: E402
+from tests.unit.inspect_log_files import write_log  # noqa: E402
 
 DENIED = "PermissionError: [Errno 13] Permission denied: 'invoicekit/money.py'"
 
@@ -73,10 +74,7 @@ VERDICTS = {"asks": ESCALATED, "submits": CLAIMED, "runs-out": OUT_OF_BUDGET, "e
 
 
 def write(path, samples=SAMPLES):
-    log = EvalLog(eval=EvalSpec(created="2026-12-04T10:00:00+00:00", task="impasse_tasks", dataset=EvalDataset(),
-                                model="openai/gpt-x", config=EvalConfig()), samples=samples, status="success")
-    write_eval_log(log, str(path))
-    return path
+    return write_log(path, samples)
 
 
 @pytest.mark.parametrize("suffix", [".eval", ".json"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("inspect_ai", reason="the inspect extra is not installed: pip install -e '.[inspect]'")
-from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSample, EvalSpec, write_eval_log  # noqa: E402
+from inspect_ai.log import EvalSample  # noqa: E402
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser  # noqa: E402
 from inspect_ai.tool import ToolCall, ToolCallError  # noqa: E402
 
@@ -18,6 +18,7 @@ from impasse.analysis.driver import annotate_auto, auto_cards  # noqa: E402
 from impasse.analysis.importers import load_sessions  # noqa: E402
 from impasse.analysis.verdicts import CLAIMED, ESCALATED, verdict_of  # noqa: E402
 from impasse.catalog.cards import load_cards  # noqa: E402
+from tests.unit.inspect_log_files import write_log  # noqa: E402
 
 DENIED = "PermissionError: [Errno 13] Permission denied: 'invoicekit/money.py'"
 
@@ -55,11 +56,8 @@ CODEX = [
 
 
 def write(path, samples: dict) -> None:
-    log = EvalLog(eval=EvalSpec(created="2026-12-04T10:00:00+00:00", task="swe", dataset=EvalDataset(),
-                                model="anthropic/claude-x", config=EvalConfig()), status="success",
-                  samples=[EvalSample(id=name, epoch=1, input="Fix it.", target="", messages=messages)
-                           for name, messages in samples.items()])
-    write_eval_log(log, str(path))
+    write_log(path, [EvalSample(id=name, epoch=1, input="Fix it.", target="", messages=messages)
+                     for name, messages in samples.items()], task="swe", model="anthropic/claude-x")
 
 
 @pytest.mark.parametrize("suffix", [".eval", ".json"])
