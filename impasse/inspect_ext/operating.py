@@ -6,8 +6,6 @@ same text again, the escalation ends the sample as it would without the operator
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import anyio
@@ -25,14 +23,9 @@ class Answer:
     message: str = ""
 
 
-@contextmanager
-def operating(api, live) -> Iterator[Operator]:
-    """The sample's operator, its fresh environments removed when the sample's sandbox is cleaned up."""
-    operator = Operator(api, live.env, live.executor, lambda box: agent_executor(box, None), live.labels)
-    try:
-        yield operator
-    finally:
-        operator.close()
+def sample_operator(api, live) -> Operator:
+    """The sample's operator; entered on the sandbox's stack, its fresh environments go when it is cleaned up."""
+    return Operator(api, live.env, live.executor, lambda box: agent_executor(box, None), live.labels)
 
 
 async def consult(live, reason: str, step: int) -> Answer:

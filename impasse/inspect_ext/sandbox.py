@@ -35,7 +35,7 @@ from impasse.infra.images import client
 from impasse.infra.injectors import make_injector
 from impasse.infra.layers import stage
 from impasse.infra.sandbox import WORKDIR
-from impasse.inspect_ext.operating import operating
+from impasse.inspect_ext.operating import sample_operator
 from impasse.models.turns import ToolCall
 from impasse.vocabulary import Tool
 
@@ -119,7 +119,7 @@ def open_live(condition: Condition, seed: int = 0, operator: str | None = None) 
             raise RuntimeError(f"the blocker of {condition.card.id} was not in place at start")
         live = Live(stack, env, executor, labels, seed, condition)
         if operator:
-            live.operator = stack.enter_context(operating(api, live))
+            live.operator = stack.enter_context(sample_operator(api, live))
         return live
     except BaseException:
         stack.close()

@@ -179,6 +179,12 @@ class Operator:
     def close(self) -> None:
         self.stack.close()
 
+    def __enter__(self) -> Operator:
+        return self
+
+    def __exit__(self, *_exc) -> None:  # its fresh environments go with the run or sample that made them
+        self.close()
+
 
 def tracked_files(env: LiveEnvironment) -> tuple[str, ...]:
     """The repository's paths, read once (the same for every condition of the task)."""

@@ -8,7 +8,7 @@ import platform
 import re
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -260,20 +260,15 @@ def external_agent(agent: AgentSpec, log: Log) -> Iterator[ExternalAgent | MiniA
         yield external
 
 
-@contextmanager
 def operating(api, env, executor, spec: RunSpec, labels: dict[str, str],
-              in_place_only: bool = False) -> Iterator[Operator | None]:
-    """The operator of a run with `--operator rules`, its fresh environments removed when the run ends;
-    `in_place_only`: the agent runs inside its container, so a blocker is lifted where it is."""
+              in_place_only: bool = False) -> AbstractContextManager[Operator | None]:
+    """The operator of a run with `--operator rules` (nothing without), its fresh environments removed
+    when the run ends; `in_place_only`: the agent runs inside its container, so a blocker is lifted where
+    it is."""
     if spec.operator is None:
-        yield None
-        return
-    operator = Operator(api, env, executor, lambda box: agent_executor(box, None, spec.tool_timeout, spec.channel),
-                        labels, in_place_only)
-    try:
-        yield operator
-    finally:
-        operator.close()
+        return nullcontext()
+    return Operator(api, env, executor, lambda box: agent_executor(box, None, spec.tool_timeout, spec.channel),
+                    labels, in_place_only)
 
 
 def agent_wall(spec: RunSpec) -> int:
