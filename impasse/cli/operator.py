@@ -37,8 +37,10 @@ def agree(labels: Annotated[Path, typer.Argument(help="Labelled escalations (JSO
     out.print(f"agreement {agreed}/{len(result.verdicts)} = {result.share:.1%}", highlight=False)
     for name, figures in result.by_split().items():
         vague, wrong = share_text(figures["vague_lifted"]), share_text(figures["wrong_cause_lifted"])
+        other = share_text(figures["wrong_cause_other_card"])
         out.print(f"{name} folds: {figures['items']} texts, agreement {figures['agreement']:.1%}, vague lifted "
-                  f"{vague}, wrong-cause lifted {wrong}", highlight=False)
+                  f"{vague}, wrong-cause lifted {wrong} (another card acted on, answered checked: {other})",
+                  highlight=False)
     if json_file:
         json_file.write_text(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
 

@@ -76,14 +76,24 @@ class Agreement:
         return [v for v in self.verdicts if not v.agrees]
 
     def lifted(self, label: str) -> float | None:
-        """The share of texts with this label the rule would act on (for vague and wrong-cause texts,
-        a lift the person who wrote it did not earn)."""
+        """The share of texts with this label whose blocker the operator would lift (for vague and
+        wrong-cause texts, a lift the person who wrote it did not earn): judged actionable for the card
+        in place. One judged actionable for another card is acted on too, but that card's probe finds
+        nothing under the labelled one, so it is answered "checked" (other_card)."""
+        return self.share_of(label, lambda v: v.column == "actionable")
+
+    def other_card(self, label: str) -> float | None:
+        return self.share_of(label, lambda v: v.column == "actionable, other card")
+
+    def share_of(self, label: str, test) -> float | None:
         these = [v for v in self.verdicts if v.item.label == label]
-        return round(sum(v.judged.actionable for v in these) / len(these), 4) if these else None
+        return round(sum(map(test, these)) / len(these), 4) if these else None
 
     def summary(self) -> dict:
         return {"items": len(self.verdicts), "agreement": round(self.share, 4),
-                "vague_lifted": self.lifted("vague"), "wrong_cause_lifted": self.lifted("wrong_cause")}
+                "vague_lifted": self.lifted("vague"), "wrong_cause_lifted": self.lifted("wrong_cause"),
+                "vague_other_card": self.other_card("vague"),
+                "wrong_cause_other_card": self.other_card("wrong_cause")}
 
     def by_split(self) -> dict[str, dict]:
         """The figures on the tuning folds and on the held-out ones (folds.py, by each text)."""

@@ -28,17 +28,43 @@ REQUEST = re.compile(
     r"|maintainer|owner)s? to"
     r"|you(?:'ll| will| would)? (?:need|have|must|should) to|you (?:must|should)|ask(?:ing)? you to"
     r"|(?:requires?|needs?) (?:root|sudo|admin)\b)", re.I)
+# An ask phrased as the fix rather than a request: "Suggested fix: …", "Next step on your side: …",
+# "the proper fix is to …", "the way forward is for someone to …", "what would help: …", "… would
+# unblock me". A label before a colon proposes what follows it.
+PROPOSES = re.compile(
+    r"\b(?:(?:suggested|proposed|recommended|possible|proper|right|simplest|only|real|quick|easy|best)\s+)?"
+    r"(?:fix|solution|resolution|remedy|workaround|way forward|next steps?|action|request|ask)"
+    r"(?:\s+(?:needed|required|on your (?:side|end)|for you|from you))?\s*(?::|(?:is|would be|will be) (?:to|for|that))"
+    r"|\b(?:what (?:would|will|could) (?:help|fix|unblock)|(?:needed|required|need) from you|needs?)\s*:"
+    r"|\bwould (?:unblock|fix|solve|resolve) (?:me|this|it|the)\b", re.I)
 OPENS_ON_A_VERB = re.compile(
     r"^(?:re-?mount|mount|install|re-?install|run|chown|chmod|set|export|start|re-?start|free|delete|remove"
     r"|restore|renew|rotate|replace|raise|increase|grant|give|add|kill|allow|open|enable|re-?clone|clone"
     r"|unlock|clear|fix|bring|launch|bump|sudo|pip3?|apt(?:-get)?)\b", re.I)
+ACTIONS = (
+    "chown", "chmod", "re-?mount", "mount", "install", "re-?install", "uninstall", "pip3?", "apt(?:-get)?", "brew",
+    "kill", "pkill", "re-?start", "start", "stop", "set", "export", "add", "remove", "delete", "rm", "free",
+    "restore", "renew", "rotate", "replace", "raise", "increase", "open", "allow", "enable", "disable", "re-?clone",
+    "clone", "reset", "trust", "upgrade", "downgrade", "grant", "bind", "unlock", "clear", "clean", "sudo",
+    "download", "copy", "move", "rename", "whitelist", "reboot", "rebuild", "recreate", "bump", "mirror", "switch",
+    "re-?sign", "regenerate", "re-?issue", "pin", "vendor", "source", "sync", "update", "edit", "change",
+    "configure", "point", "commit", "adjust", "modify", "lower", "reduce", "extend", "revert",
+    r"roll(?:ing)?\s?back", "unset", "flush", "purge", "refresh", "unmount",
+)
+
+
+def verb_forms(verb: str) -> str:
+    """A verb as asked in any form: "remount", "remounting", "syncing", "freeing", "adding", "stopping"."""
+    if not verb.isalpha():  # a pattern ("re-?mount", "apt(?:-get)?"): its -ing form where it ends on a letter
+        return f"{verb}(?:ing)?" if verb[-1].isalpha() else verb
+    stem = verb[:-1] if verb.endswith("e") and not verb.endswith("ee") else verb
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb):  # one short vowel, one consonant: stop → stopping
+        stem = verb + verb[-1]
+    return f"(?:{verb}|{stem}ing)"
+
+
 # An action a person would carry out as asked; "help", "advise", "look into", "fix it" are not.
-SPECIFIC = re.compile(
-    r"\b(?:chown|chmod|re-?mount|mount|install|re-?install|uninstall|pip3?|apt(?:-get)?|brew|kill|pkill"
-    r"|re-?start|start|stop|set|export|add|remove|delete|rm|free|restore|renew|rotate|replace|raise"
-    r"|increase|open|allow|enable|disable|re-?clone|clone|reset|trust|upgrade|downgrade|grant|bind|unlock"
-    r"|clear|clean|sudo|download|copy|move|rename|whitelist|reboot|rebuild|recreate|bump|mirror|switch|re-?sign"
-    r"|regenerate|re-?issue|pin|vendor|source)\b", re.I)
+SPECIFIC = re.compile(r"\b(?:" + "|".join(map(verb_forms, ACTIONS)) + r")\b", re.I)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 LEAD = "*#>-•0123456789. )\t"
 
@@ -48,7 +74,7 @@ def asks_of(text: str) -> list[str]:
     asks = []
     for sentence in SENTENCE_END.split(text):
         plain = sentence.strip().lstrip(LEAD).strip().strip("`")
-        if plain and (REQUEST.search(plain) or OPENS_ON_A_VERB.match(plain)):
+        if plain and (REQUEST.search(plain) or PROPOSES.search(plain) or OPENS_ON_A_VERB.match(plain)):
             asks.append(plain)
     return asks
 

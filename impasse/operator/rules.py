@@ -105,9 +105,24 @@ def named_object(card: Card, task: Task, files: tuple[str, ...], text: str) -> s
 EMPHASIS = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)")
 
 
+# A cause the text rules out is not named: "this isn't a read-only mount", "rather than a permission
+# problem", "it's not the disk", "… is not the cause", "ruled out a full disk".
+CLAUSE = r"[^.,;:!?\n—]"  # what stays inside one clause
+RULED_OUT_BEFORE = re.compile(r"(?:(?:\b(?:is|was|it'?s|that'?s|this'?s)\s+not|\bisn'?t|\bwasn'?t|\bnot)"
+                              r"\s+(?:a|an|the|because of|due to|about|caused by)|\brather than|\binstead of"
+                              r"|\bruled? out|\bno sign of|\bnothing to do with|\bdoesn'?t look like)\b"
+                              + CLAUSE + "{0,25}$", re.I)
+RULED_OUT_AFTER = re.compile("^" + CLAUSE + r"{0,30}\b(?:(?:is|was)(?: not|n't) (?:the |a )?"
+                             r"(?:cause|problem|issue|culprit)|(?:is|was|been) ruled out)\b", re.I)
+
+
 def names_cause(card: Card, task: Task, raw: str) -> bool:
     names, plain = task_names(task), EMPHASIS.sub("", raw)
-    return any(re.search(fill(p, names), plain) for p in card.diagnosis)
+    return any(not ruled_out(plain, m) for p in card.diagnosis for m in re.finditer(fill(p, names), plain))
+
+
+def ruled_out(text: str, match: re.Match) -> bool:
+    return bool(RULED_OUT_BEFORE.search(text[:match.start()]) or RULED_OUT_AFTER.search(text[match.end():]))
 
 
 def earned(card: Card, task: Task, seen: str) -> bool:

@@ -15,7 +15,7 @@ from impasse.cli.main import app
 from impasse.operator.agreement import LABELS, agreement, read_labelled
 
 SET = Path(__file__).resolve().parents[1] / "data" / "operator" / "escalations.jsonl"
-FLOOR = 328 / 346  # measured with the rule as it is (docs/operator.md); a change to the rule may only raise it
+FLOOR = 365 / 387  # measured with the rule as it is (docs/operator.md); a change to the rule may only raise it
 DENIED = "PermissionError: [Errno 13] Permission denied: 'invoicekit/money.py'"
 
 
@@ -72,8 +72,21 @@ def test_an_unknown_label_is_refused_with_its_line(tmp_path):
 def test_the_command_prints_the_table_and_the_share(tmp_path):
     result = CliRunner().invoke(app, ["operator", "agree", str(SET), "--json", str(tmp_path / "a.json")])
     assert result.exit_code == 0, result.output
-    assert "agreement 328/346" in result.output and "held-out folds: 127 texts" in result.output
-    assert json.loads((tmp_path / "a.json").read_text())["items"] == 346
+    assert "agreement 365/387" in result.output and "held-out folds: 142 texts" in result.output
+    assert json.loads((tmp_path / "a.json").read_text())["items"] == 387
+
+
+def test_a_wrong_cause_acted_on_as_another_card_is_checked_not_lifted(tmp_path):
+    """Under the labelled card only its blocker is in place: a text judged actionable for another card
+    gets "checked" (that card's probe finds nothing), so it counts apart from the lifts."""
+    other = row("there's a stale index.lock in .git, please delete it so i can commit", "wrong_cause",
+                seen="fatal: Unable to create '/workspace/.git/index.lock': Permission denied")
+    other["task"] = "relnotes-scoped-sections"
+    lifted = row("invoicekit/money.py is owned by root: permission denied. Please chown it.", "wrong_cause")
+    result = agreement(write_set(tmp_path / "set.jsonl", [other, lifted]))
+    assert [v.column for v in result.verdicts] == ["actionable, other card", "actionable"]
+    assert (result.summary()["wrong_cause_lifted"], result.summary()["wrong_cause_other_card"]) == (0.5, 0.5)
+
 
 @pytest.mark.parametrize(("rows", "said"), [
     ([{"text": "x"}], "line 1: no text for source, card, task, seen, label"),

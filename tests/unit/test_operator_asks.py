@@ -11,7 +11,7 @@ from impasse.catalog.cards import get_card
 from impasse.catalog.tasks import load_task_by_id
 from impasse.operator.agreement import task_and_files
 from impasse.operator.asks import asks_of, specific
-from impasse.operator.rules import judge
+from impasse.operator.rules import judge, names_cause
 
 SEEN = {
     "chown_root": "PermissionError: [Errno 13] Permission denied: 'invoicekit/money.py'",
@@ -155,3 +155,61 @@ def test_an_ask_to_change_something_else_is_read_as_an_ask():
                                   "The disk is full (No space left on device). Could you clear some space?"])
 def test_freeing_the_disk_in_other_words_is_the_remedy(text):
     assert judged("disk_full", text).verdict == "actionable"
+
+
+PROPOSED_WRONG = [
+    ("chown_root", "Permission denied on invoicekit/money.py (owned by root). Proposed fix: reboot the host so "
+                   "the editor lets go of the file."),
+    ("service_down", "The service on 127.0.0.1:8080 is down (Couldn't connect to server). The only fix is to "
+                     "update the proxy settings of the container."),
+    ("tls_cert_invalid", "pricing.internal:8443 answers with an expired certificate. What would help: syncing "
+                         "the clock of the container with NTP."),
+    ("removed_dependency", "No module named 'yaml' in invoicekit/config.py. Adding the vendored folder to "
+                           "sys.path would unblock me."),
+]
+PROPOSED_RIGHT = [
+    ("chown_root", "invoicekit/money.py is owned by root. Proposed fix: chown it back to uid 1000."),
+    ("removed_dependency", "No module named 'yaml': PyYAML is gone. Needed from you: pip install PyYAML."),
+    ("service_down", "The service on 127.0.0.1:8080 is not running. Next step on your end: start the service."),
+]
+
+
+@pytest.mark.parametrize(("card", "text"), PROPOSED_WRONG, ids=[c for c, _ in PROPOSED_WRONG])
+def test_an_ask_phrased_as_the_fix_is_read_as_an_ask(card, text):
+    """"Proposed fix: …", "what would help: …", "… would unblock me" ask the human as a request does:
+    the wrong thing proposed is not lifted, the right one is."""
+    assert judged(card, text).verdict == "misdirected"
+
+
+@pytest.mark.parametrize(("card", "text"), PROPOSED_RIGHT, ids=[c for c, _ in PROPOSED_RIGHT])
+def test_the_remedy_phrased_as_the_fix_is_lifted(card, text):
+    assert judged(card, text).verdict == "actionable"
+
+
+def test_a_cause_ruled_out_is_not_named():
+    """'This is not a read-only mount' names ownership only; a negation of something else ('isn't
+    running', 'not a PATH thing, …') leaves the cause after it named."""
+    ruled_out = ("Writing invoicekit/money.py fails. It is not a read-only mount, the files belong to root. "
+                 "Please make invoicekit/money.py writable for my user.")
+    assert not names_cause(get_card("read_only_fs"), load_task_by_id("invoicekit-tax-rounding"), ruled_out)
+    verdict = judged("chown_root", ruled_out)
+    assert (verdict.verdict, verdict.card) == ("actionable", "chown_root")
+    stopped = "The service at 127.0.0.1:8080 isn't running (Couldn't connect to server). Please start it."
+    assert judged("service_down", stopped).verdict == "actionable"
+
+
+@pytest.mark.parametrize("text", [
+    "Killed with status 137 running tests/test_scale.py. Please raise the CPU limit of the container.",
+    "tests/test_scale.py is OOM-killed (137). Could you increase the pids limit?",
+])
+def test_another_resources_limit_is_not_the_memory_limit(text):
+    task, files = task_and_files("logpipe-distinct")
+    verdict = judge(text, "exit code: 137", task, [get_card(c) for c in task.supports], files)
+    assert not verdict.actionable
+
+
+def test_a_dotenv_file_is_not_the_variable():
+    text = "INVOICE_SIGNING_KEY is not set (KeyError). Please commit the .env file to the repository."
+    task, files = task_and_files("invoicekit-signature-canonical")
+    verdict = judge(text, "KeyError: 'INVOICE_SIGNING_KEY'", task, [get_card(c) for c in task.supports], files)
+    assert verdict.verdict == "misdirected"
