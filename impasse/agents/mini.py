@@ -28,7 +28,7 @@ from impasse.agents.relay_http import TcpRelayServer
 from impasse.episode.agent import EpisodeEnd
 from impasse.episode.records import Observation, Step
 from impasse.episode.rundir import RunDir
-from impasse.episode.tools import EDIT_SCRIPT
+from impasse.episode.tools import EDIT_SCRIPT, seen_text
 from impasse.infra.sandbox import SandboxUnavailable
 from impasse.models import Model
 from impasse.models.turns import ToolCall
@@ -112,7 +112,7 @@ class ImpasseEnvironment:
         ends); after a lift the commands go to the fresh environment."""
         from minisweagent.exceptions import InterruptAgentFlow
 
-        seen = "\n".join(o.output for o in self.observed.values() if o.call_id != call.id)
+        seen = seen_text((o.output, o.exit_code) for o in self.observed.values() if o.call_id != call.id)
         try:
             reply = self.operator.answer(reason, seen, self.clock.steps if self.clock else 0)
         except LiftFailed as err:  # the harness's, never the agent's

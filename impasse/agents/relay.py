@@ -37,7 +37,7 @@ from impasse.agents.tools_codex import CODEX
 from impasse.agents.views import from_native, from_policy, native_messages, policy_messages, policy_tools, reply_of
 from impasse.defaults import BUDGET
 from impasse.episode.rundir import RunDir
-from impasse.episode.tools import EDIT_SCRIPT
+from impasse.episode.tools import EDIT_SCRIPT, seen_text
 from impasse.infra.injectors import shown_to_injector
 from impasse.infra.sandbox import WORKDIR, SandboxUnavailable
 from impasse.infra.step_faults import StepFaults
@@ -179,7 +179,7 @@ class Relay:
 
     def seen(self) -> str:
         """Every result the agent has sent back so far, as it read them."""
-        return "\n".join(output for output, _ in self.read.values())
+        return seen_text(self.read.values())
 
     def stop_faults(self) -> None:
         """flaky_sandbox's faults released and stopped for the rest of the run (the operator lifted them)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 
 from impasse.defaults import TOOL_TIMEOUT
@@ -81,6 +81,13 @@ def render(output: str, exit_code: int | None, timed_out: bool = False) -> str:
     """What the model reads for a bash or edit_file call."""
     note = " (timed out)" if timed_out else ""
     return f"exit code: {exit_code}{note}\n{output}"
+
+
+def seen_text(results: Iterable[tuple[str, int | None]]) -> str:
+    """What an agent had seen, as the operator reads it: each result as impasse's own tool renders it,
+    so a failure known by its exit status alone (oom_kill's 137) is found whichever agent ran the
+    command and however its tool printed the status. A result with no status stays as it was."""
+    return "\n".join(output if code is None else render(output, code) for output, code in results)
 
 
 class Executor:

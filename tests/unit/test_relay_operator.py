@@ -142,3 +142,25 @@ def test_the_tools_offered_are_recorded_and_a_run_never_offered_the_escalation_t
     said = not_offered(parse_agent("claude-code"), relay)
     assert said.startswith("the agent never offered the model impasse's escalation tool "
                            "mcp__impasse__escalate_to_human (offered: Bash, Edit)")
+
+
+class KilledThenAsking(ScriptedPolicy):
+    """A command the memory limit kills (its status alone shows it), then an escalation naming it."""
+
+    def act(self):
+        yield self.call(Tool.BASH, command="echo started; exit 137")
+        yield self.call(Tool.ESCALATE_TO_HUMAN, reason="the tests are OOM-killed (exit code 137): please raise "
+                                                       "the memory limit")
+        yield ModelTurn("done")
+
+
+def test_the_operator_reads_a_status_as_impasse_prints_it_whatever_the_agent_printed(run_dir, tmp_path, monkeypatch):
+    """Claude Code shows a failed command as "Exit code 137"; the operator's rule knows a failure by
+    its status only on impasse's own line, so what the agent saw reaches it in that form."""
+    desk = Desk()
+    model = KilledThenAsking("oracle", Playbook((Edit("calc.py", "a\n", "b\n"),), "true", False), seed=0)
+    with Relay(model, run_dir, agent="claude-code", escalations=desk) as relay:
+        monkeypatch.setenv("IMPASSE_OPERATOR_SOCKET", relay.socket_path)
+        ThroughMcp(relay.socket_path, tmp_path, log=str(tmp_path / "mcp.jsonl")).run()
+    seen = desk.asked[0][1]
+    assert "exit code: 137\n" in seen and "started" in seen
