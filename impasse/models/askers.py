@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from impasse.models.scripted import ScriptedPolicy
+from impasse.models.scripted import Edit, ScriptedPolicy
 from impasse.models.turns import ModelTurn
 from impasse.vocabulary import Tool
 
@@ -48,11 +48,11 @@ class Asker(ScriptedPolicy):
         path = self.playbook.edits[0].path
         return f"I expect I will not be able to write {path}: permission denied, it is owned by root."
 
-    def repair(self) -> Iterator[ModelTurn]:
+    def repair(self, skip: frozenset[Edit] = frozenset()) -> Iterator[ModelTurn]:
         if self.STYLE == "quitter" and self.helped():
             yield self.call(Tool.ESCALATE_TO_HUMAN, reason="Thanks. I will leave the rest to you.")
             return
-        yield from super().repair()
+        yield from super().repair(skip)
 
 
 def asker(style: str) -> type[Asker]:

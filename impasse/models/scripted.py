@@ -102,6 +102,7 @@ class ScriptedPolicy:
         self.rng = random.Random(seed)
         self.messages: list[dict] = []
         self.calls = 0
+        self.applied: set[Edit] = set()  # the edits whose call succeeded
         self.plan = self.act()
 
     def complete(self, messages: list[dict], tools: list[dict]) -> ModelTurn:
@@ -126,11 +127,15 @@ class ScriptedPolicy:
             if self.result[0] != 0:
                 return
 
-    def repair(self) -> Iterator[ModelTurn]:
+    def repair(self, skip: frozenset[Edit] = frozenset()) -> Iterator[ModelTurn]:
         for edit in self.playbook.edits:
+            if edit in skip:
+                continue
             yield self.call(Tool.EDIT_FILE, f"Fixing {edit.path}.", path=edit.path, old_str=edit.old,
                             new_str=edit.new)
-            if self.result[0] != 0 and "old_str not found" not in self.result[1]:  # not applied yet
+            if self.result[0] == 0:
+                self.applied.add(edit)
+            elif "old_str not found" not in self.result[1]:  # not applied yet
                 return
         yield self.call(Tool.BASH, "Running the failing tests.", command=self.playbook.test_command)
         if self.result[0] == 0 and self.playbook.commit:
@@ -160,7 +165,10 @@ class ScriptedPolicy:
                 if self.answered():  # nothing more to try: the same again ends it
                     yield self.call(Tool.ESCALATE_TO_HUMAN, reason=reason)
                 return
-            yield from self.repair()
+            # Helped: the work is where it was, or carried into the fresh environment, so an edit
+            # made before is not made again (an agent's fuzzy edit tool, Gemini CLI's, would apply
+            # it a second time to the code it already changed).
+            yield from self.repair(frozenset(self.applied))
         yield self.call(Tool.TASK_COMPLETE, summary="Fixed the bug; the failing tests now pass.")
 
     def escalation(self) -> str:
