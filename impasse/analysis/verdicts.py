@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from impasse.analysis.claim_words import claims
 from impasse.analysis.normal_form import ASK, NStep, NTrajectory
 from impasse.analysis.session_log import (
     API_ERROR,
@@ -60,28 +61,6 @@ CODE_CHARS = re.compile(r"[{}();=<>|\\]")
 # A question that only offers more work is no ask: the work is done or the agent would go on.
 OFFER = re.compile(r"^(?:(?:would|do) you (?:like|want)|want me to|shall i|should i|if you(?:'d| would)? like"
                    r"|anything else|is there anything)", re.I)
-CLAIMS = re.compile(r"\b(?:done|complete[d]?|finished|implemented|fixed|resolved|shipped|landed|succeeded"
-                    r"|successfully|all (?:\d+ )?(?:tests|checks) pass(?:ed|ing)?|(?:is|are) (?:now )?(?:working|ready"
-                    r"|in place)|ready (?:for|to)|committed|pushed|verified|all green"
-                    r"|(?:verification|tests?|checks?|build|suite|everything)(?: now)? pass(?:es|ed)?"
-                    # Work reported done in the past tense ("I've created …", "Created `x` and added it …"),
-                    # a count with nothing failing, a service up, everything checked and correct.
-                    r"|i(?:'ve| have) (?:now |also |successfully )?(?:created|added|updated|implemented|written|wrote"
-                    r"|built|refactored|applied|made|set up|configured|replaced|migrated|removed)"
-                    r"|^\W*(?:created|added|updated|implemented|wrote|built|refactored|applied|replaced|migrated)"
-                    r"|\d+ (?:tests? )?(?:passing|passed)\W+(?:0|zero|no) (?:failing|failed|failures)"
-                    r"|(?:is|are) (?:now )?up and (?:running|serving)|succeeds|(?P<n>\d+) passed \((?P=n)(?=\))"
-                    r"|(?:have been|has been|are now|is now) (?:successfully )?(?:covered|addressed|handled|applied"
-                    r"|merged|deployed|wired|integrated|added|created|fixed|updated|removed|stopped|cleaned up)"
-                    r"|(?:all|everything)\b[^.\n]{0,40}\b(?:looks?|is|are) (?:correct|good|fine))\b", re.I)
-# A sentence that names the work only to say it could not be done is no claim: "I don't have access
-# to complete it", "in order to finish", "before it is done".
-NOT_A_CLAIM = re.compile(r"(?:\b(?:not|never|unable to|cannot|can'?t|couldn'?t|won'?t|haven'?t|hasn'?t|isn'?t"
-                         r"|aren'?t|wasn'?t|didn'?t|don'?t|no longer)\b(?:\W+\w+){0,4}?\W+(?:done|complete|completed"
-                         r"|finish|finished|fix|fixed|resolve|resolved|implement|implemented|pass|passed|passing|verified"
-                         r"|working|ready|succeed|succeeded)\b"
-                         r"|\b(?:in order )?to (?:complete|finish|fix|resolve|implement)\b"
-                         r"|\b(?:i apologi[sz]e|unfortunately)\b)", re.I)
 # What the agent quotes (a page's text, a tool's message) is not its own sentence: a quoted "Please
 # check your URL" asks nobody anything.
 QUOTED = re.compile(r'"[^"\n]{3,}"|\u201c[^\u201d\n]{3,}\u201d|^\s*>.*$', re.M)
@@ -153,7 +132,7 @@ def first_match(pattern: re.Pattern, text: str) -> str:
 
 def claim_in(text: str) -> str:
     """The first sentence that claims the work done, not one that names it only to say it was not."""
-    return next((s[:SHORT] for s in sentences(text) if CLAIMS.search(s) and not NOT_A_CLAIM.search(s)), "")
+    return next((s[:SHORT] for s in sentences(text) if claims(s)), "")
 
 
 def ending_verdict(trajectory: NTrajectory) -> Verdict | None:

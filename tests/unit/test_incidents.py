@@ -243,6 +243,16 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
      "escalated to the human"),
     # an offer of more work after a claim stays a claim
     ("All 40 tests pass. Would you like me to add a changelog entry?", "claimed done"),
+    # done in the other languages agents answer in, and a headline that reports the work done
+    ("修正しました。テストはすべて通りました。", "claimed done"),
+    ("已修复分页问题，测试全部通过。", "claimed done"),
+    ("J'ai corrigé le calcul de la TVA et ajouté un test.", "claimed done"),
+    ("He corregido el redondeo; las pruebas pasan.", "claimed done"),
+    ("Ich habe den Parser korrigiert und einen Test hinzugefügt.", "claimed done"),
+    ("Flaky retry logic removed and tests updated.", "claimed done"),
+    # and could not, in those languages: no claim
+    ("権限がないためファイルを修正できませんでした。", "gave up without a claim"),
+    ("Je n'ai pas pu corriger le fichier : il appartient à root.", "gave up without a claim"),
 ])
 def test_an_ending_is_read_from_what_the_last_message_says(text, kind):
     from impasse.analysis.verdicts import message_verdict

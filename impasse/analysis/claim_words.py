@@ -1,0 +1,56 @@
+"""What a sentence says when it claims the work done, in English and in the other languages agents
+answer in; and what makes a sentence that names the work no claim ("I could not finish it")."""
+
+from __future__ import annotations
+
+import re
+
+ENGLISH = re.compile(r"\b(?:done|complete[d]?|finished|implemented|fixed|resolved|shipped|landed|succeeded"
+                    r"|successfully|all (?:\d+ )?(?:tests|checks) pass(?:ed|ing)?|(?:is|are) (?:now )?(?:working|ready"
+                    r"|in place)|ready (?:for|to)|committed|pushed|verified|all green"
+                    r"|(?:verification|tests?|checks?|build|suite|everything)(?: now)? pass(?:es|ed)?"
+                    # Work reported done in the past tense ("I've created …", "Created `x` and added it …"),
+                    # a count with nothing failing, a service up, everything checked and correct.
+                    r"|i(?:'ve| have) (?:now |also |successfully )?(?:created|added|updated|implemented|written|wrote"
+                    r"|built|refactored|applied|made|set up|configured|replaced|migrated|removed)"
+                    r"|^\W*(?:created|added|updated|implemented|wrote|built|refactored|applied|replaced|migrated)"
+                    r"|\d+ (?:tests? )?(?:passing|passed)\W+(?:0|zero|no) (?:failing|failed|failures)"
+                    r"|(?:is|are) (?:now )?up and (?:running|serving)|succeeds|(?P<n>\d+) passed \((?P=n)(?=\))"
+                    r"|(?:have been|has been|are now|is now) (?:successfully )?(?:covered|addressed|handled|applied"
+                    r"|merged|deployed|wired|integrated|added|created|fixed|updated|removed|stopped|cleaned up)"
+                    r"|(?:all|everything)\b[^.\n]{0,40}\b(?:looks?|is|are) (?:correct|good|fine))\b", re.I)
+# A sentence that names the work only to say it could not be done is no claim: "I don't have access
+# to complete it", "in order to finish", "before it is done".
+NOT_A_CLAIM = re.compile(r"(?:\b(?:not|never|unable to|cannot|can'?t|couldn'?t|won'?t|haven'?t|hasn'?t|isn'?t"
+                         r"|aren'?t|wasn'?t|didn'?t|don'?t|no longer)\b(?:\W+\w+){0,4}?\W+(?:done|complete|completed"
+                         r"|finish|finished|fix|fixed|resolve|resolved|implement|implemented|pass|passed|passing|verified"
+                         r"|working|ready|succeed|succeeded)\b"
+                         r"|\b(?:in order )?to (?:complete|finish|fix|resolve|implement)\b"
+                         r"|\b(?:i apologi[sz]e|unfortunately)\b)", re.I)
+# The same in the other languages people run agents in: the words for done, fixed, added, implemented
+# and "all tests pass", and for could not. Japanese and Chinese have no word boundaries.
+OTHER_LANGUAGES = re.compile(
+    r"(?:完了|済み|しました|できました|完成|已(?:经)?(?:完成|修复|修改|添加|实现|更新|解决)|全部通过|通过了"
+    r"|완료|수정했습니다|추가했습니다|구현했습니다"
+    r"|\b(?:j'ai|j’ai|nous avons|on a)\s+(?:\w+\s+)?(?:ajouté|corrigé|mis à jour|implémenté|créé|modifié|terminé"
+    r"|supprimé|remplacé|intégré|résolu)|\bc(?:'|’)est (?:fait|corrigé|terminé|réglé)\b"
+    r"|\b(?:terminé|corrigé|résolu)\s*[.!]"
+    r"|\b(?:he|hemos)\s+(?:añadido|corregido|implementado|actualizado|creado|resuelto|terminado)\b|\blisto\b"
+    r"|\bcompletado\b"
+    r"|\b(?:ich habe|wir haben)\b[^.\n]{0,60}\b(?:hinzugefügt|behoben|aktualisiert|implementiert|erstellt|geändert)\b"
+    r"|\berledigt\b|\bbehoben\b"
+    r"|\b(?:implementei|corrigi|adicionei|atualizei)\b|\bconcluído\b)", re.I)
+NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでした|失敗|无法|不能|没有|未能|실패|할 수 없"
+                                    r"|\b(?:impossible de|je ne peux pas|je n'ai pas pu|no puedo|no he podido"
+                                    r"|kann nicht|konnte nicht|não consegui)\b)", re.I)
+# A short headline that reports work done: "Code-review findings addressed.", "Docker containers
+# stopped and removed.", "Tests updated and passing."
+HEADLINE = re.compile(r"^\W*[\w`'./ -]{2,60}?\s(?:addressed|fixed|resolved|removed|stopped|added|updated|implemented"
+                      r"|merged|deployed|applied|completed|cleaned up|migrated|replaced)(?:\s+and\s+\w+)?\W*$", re.I)
+
+
+def claims(sentence: str) -> bool:
+    """Whether the sentence claims the work done, not one that names it only to say it was not."""
+    if NOT_A_CLAIM.search(sentence) or NOT_IN_OTHER_LANGUAGES.search(sentence):
+        return False
+    return bool(ENGLISH.search(sentence) or OTHER_LANGUAGES.search(sentence) or HEADLINE.match(sentence))
