@@ -6,6 +6,7 @@ in the scorer) are those `impasse run` gives for the same policy, task and seed;
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -44,7 +45,7 @@ def test_an_inspect_eval_matches_impasse_run(api, tmp_path, policy):
         resolved = shares["resolved"]  # one task: the interval is the share itself
         assert resolved["ci95_low"].value == resolved["ci95_high"].value == resolved["mean"].value
     assert seen == expected
-    assert api.containers.list(all=True, filters={"label": ["impasse.inspect=1"]}) == []
+    assert mine(api) == []
 
 
 def exchanges_of(record: dict | None) -> tuple:
@@ -72,4 +73,9 @@ def test_the_operator_answers_inside_inspect_as_in_impasse_run(api, tmp_path, po
         assert (expected[0], verdicts, lifted) == ("resolved", ("fixed",), "chown_root")
     else:
         assert verdicts[0] == "clarify" and "fixed" not in verdicts and lifted is None
-    assert api.containers.list(all=True, filters={"label": ["impasse.inspect=1"]}) == []
+    assert mine(api) == []
+
+
+def mine(api) -> list:
+    """The Inspect sandboxes this process started and left (another suite's beside this one are not)."""
+    return api.containers.list(all=True, filters={"label": ["impasse.inspect=1", f"impasse.pid={os.getpid()}"]})

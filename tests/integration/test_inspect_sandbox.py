@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -34,11 +35,11 @@ from impasse.inspect_ext.sandbox import ImpasseSandbox  # noqa: E402
 
 pytestmark = pytest.mark.docker
 TASK = "invoicekit-tax-rounding"
-OURS = {"label": ["impasse.inspect=1"]}
-
-
-def inspect_containers(api) -> list:
-    return api.containers.list(all=True, filters=OURS)
+def inspect_containers(api, pid: int | None = None) -> list:
+    """The Inspect sandboxes this process (or `pid`) started: another test's, in this suite or in one
+    running beside it on the same engine, are not this test's to count."""
+    return api.containers.list(all=True, filters={"label": ["impasse.inspect=1",
+                                                            f"impasse.pid={pid or os.getpid()}"]})
 
 
 def test_the_sandbox_runs_as_the_agent_refuses_root_and_cleans_up(api):
@@ -120,11 +121,10 @@ print("RETURNED", [log.status for log in logs])
 def test_a_cancelled_eval_leaves_no_container(api, tmp_path):
     """Ctrl-C while the agent's command runs: Inspect cancels the eval, the sandbox's cleanup (shielded)
     removes the sample's container all the same."""
-    before = {c.id for c in inspect_containers(api)}
     child = subprocess.Popen([sys.executable, "-c", CANCELLED_EVAL, TASK, str(tmp_path / "logs")],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        sample = wait_for(lambda: running_sleep(api, before), 300)
+        sample = wait_for(lambda: running_sleep(api, child.pid), 300)
         assert sample, "the sample's command never started"
         child.send_signal(signal.SIGINT)
         output, _ = child.communicate(timeout=180)
@@ -152,11 +152,9 @@ def test_a_failed_eval_leaves_no_container(api, tmp_path):
     assert {c.id for c in inspect_containers(api)} - before == set()
 
 
-def running_sleep(api, before: set) -> str | None:
-    """The container in which the cancelled eval's command runs (another test's are not it)."""
-    for container in inspect_containers(api):
-        if container.id in before:
-            continue
+def running_sleep(api, pid: int) -> str | None:
+    """The container in which the cancelled eval's command runs: the eval process's own."""
+    for container in inspect_containers(api, pid):
         with contextlib.suppress(docker.errors.DockerException):  # one that went away meanwhile
             if "sleep 600" in str(container.top(ps_args="-eo pid,args")["Processes"]):
                 return container.id
