@@ -28,14 +28,16 @@ REQUEST = re.compile(
     r"|maintainer|owner)s? to"
     r"|you(?:'ll| will| would)? (?:need|have|must|should) to|you (?:must|should)|ask(?:ing)? you to"
     r"|(?:requires?|needs?) (?:root|sudo|admin)\b)", re.I)
-# An ask phrased as the fix rather than a request: "Suggested fix: …", "Next step on your side: …",
-# "the proper fix is to …", "the way forward is for someone to …", "what would help: …", "… would
-# unblock me". A label before a colon proposes what follows it.
+# An ask phrased as the fix rather than a request: a label that opens the sentence ("Suggested fix:
+# …", "Next step on your side: …", "Needed from you: …"), "the proper fix is to …", "the way forward is
+# for someone to …", "… would unblock me". A label inside a sentence is none ("a way I cannot fix: …").
 PROPOSES = re.compile(
-    r"\b(?:(?:suggested|proposed|recommended|possible|proper|right|simplest|only|real|quick|easy|best)\s+)?"
-    r"(?:fix|solution|resolution|remedy|workaround|way forward|next steps?|action|request|ask)"
-    r"(?:\s+(?:needed|required|on your (?:side|end)|for you|from you))?\s*(?::|(?:is|would be|will be) (?:to|for|that))"
-    r"|\b(?:what (?:would|will|could) (?:help|fix|unblock)|(?:needed|required|need) from you|needs?)\s*:"
+    r"^\W*(?:(?:suggested|proposed|recommended|possible|proper|right|simplest|only|quick|easy|best|the)\s+)?"
+    r"(?:fix|solution|resolution|remedy|workaround|way forward|next steps?|action|request|ask|need(?:ed)?"
+    r"|what (?:would|will|could) (?:help|fix|unblock))"
+    r"(?:\s+(?:needed|required|on your (?:side|end)|for you|from you))?\s*:"
+    r"|\b(?:fix|solution|resolution|remedy|workaround|way forward|next step)\s+(?:is|would be|will be)"
+    r"\s+(?:to|for|that)\b"
     r"|\bwould (?:unblock|fix|solve|resolve) (?:me|this|it|the)\b", re.I)
 OPENS_ON_A_VERB = re.compile(
     r"^(?:re-?mount|mount|install|re-?install|run|chown|chmod|set|export|start|re-?start|free|delete|remove"

@@ -213,3 +213,12 @@ def test_a_dotenv_file_is_not_the_variable():
     task, files = task_and_files("invoicekit-signature-canonical")
     verdict = judge(text, "KeyError: 'INVOICE_SIGNING_KEY'", task, [get_card(c) for c in task.supports], files)
     assert verdict.verdict == "misdirected"
+
+
+def test_a_label_inside_a_sentence_is_no_ask():
+    """'… in a way I cannot fix: <the error>' quotes an error after a colon; it proposes nothing, so
+    the words of the error ('open …') are no ask for the wrong thing (as Qwen Code's oracle wrote it)."""
+    text = ("I cannot complete the task: the environment fails in a way I cannot fix: atomicWriteFile("
+            "\"/workspace/invoicekit/money.py\"): EROFS: read-only file system, open '/workspace/invoicekit/m.tmp'.")
+    assert asks_of(text) == []
+    assert asks_of("Fix: remount /workspace read-write.") == ["Fix: remount /workspace read-write."]
