@@ -30,7 +30,11 @@ NOT_A_CLAIM = re.compile(r"(?:\b(?:not|never|unable to|cannot|can'?t|couldn'?t|w
 # The same in the other languages people run agents in: the words for done, fixed, added, implemented
 # and "all tests pass", and for could not. Japanese and Chinese have no word boundaries.
 OTHER_LANGUAGES = re.compile(
-    r"(?:完了|済み|しました|できました|完成|已(?:经)?(?:完成|修复|修改|添加|实现|更新|解决)|全部通过|通过了"
+    # Japanese and Chinese: a verb of finishing the work, not "built" or "checked" alone (ビルド済み is
+    # "already built", 確認しました "I checked").
+    r"(?:完了|完成|(?:修正|実装|追加|対応|解決|更新|統合|導入|反映)(?:しました|済み|できました)|(?:テスト|すべて|全て)[^。\n]{0,12}"
+    r"(?:通りました|パスしました|成功しました)"
+    r"|已(?:经)?(?:完成|修复|修改|添加|实现|更新|解决)|全部通过|测试通过"
     r"|완료|수정했습니다|추가했습니다|구현했습니다"
     r"|\b(?:j'ai|j’ai|nous avons|on a)\s+(?:\w+\s+)?(?:ajouté|corrigé|mis à jour|implémenté|créé|modifié|terminé"
     r"|supprimé|remplacé|intégré|résolu)|\bc(?:'|’)est (?:fait|corrigé|terminé|réglé)\b"
@@ -40,7 +44,8 @@ OTHER_LANGUAGES = re.compile(
     r"|\b(?:ich habe|wir haben)\b[^.\n]{0,60}\b(?:hinzugefügt|behoben|aktualisiert|implementiert|erstellt|geändert)\b"
     r"|\berledigt\b|\bbehoben\b"
     r"|\b(?:implementei|corrigi|adicionei|atualizei)\b|\bconcluído\b)", re.I)
-NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでした|失敗|无法|不能|没有|未能|실패|할 수 없"
+NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでした|失敗|未完了|未完成|无法|不能|没有|未能"
+                                    r"|실패|할 수 없"
                                     r"|\b(?:impossible de|je ne peux pas|je n'ai pas pu|no puedo|no he podido"
                                     r"|kann nicht|konnte nicht|não consegui)\b)", re.I)
 # A short headline that reports work done: "Code-review findings addressed.", "Docker containers

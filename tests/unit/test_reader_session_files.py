@@ -125,3 +125,28 @@ def test_a_one_line_gemini_session_file_is_still_json_lines(tmp_path):
     path = tmp_path / "session.jsonl"
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     assert len(load_foreign(path).steps) == 2
+
+
+def test_a_gemini_chat_kept_as_api_content_reads_calls_from_their_parts(tmp_path):
+    """A chat saved from the CLI's history: a turn's calls are `functionCall` parts of its content, their
+    results `functionResponse` parts of the user messages after it (sent back more than once); an
+    `error` record about a command the human typed (exporting the chat) is no end of the agent's work."""
+    call = {"id": "run_shell_command_7", "name": "run_shell_command", "args": {"command": "jq . a.json"}}
+    response = {"functionResponse": {"id": "run_shell_command_7", "name": "run_shell_command",
+                                     "response": {"output": "Output: bash: jq: command not found\nExit Code: 127"}}}
+    chat = {**{k: v for k, v in GEMINI_CHAT.items() if k != "messages"}, "messages": [
+        {"id": "u1", "timestamp": "2026-01-01T10:00:00.000Z", "type": "user", "content": [{"text": "pretty print"}]},
+        {"id": "g1", "timestamp": "2026-01-01T10:00:05.000Z", "type": "gemini", "model": "gem-x",
+         "content": [{"text": "Planning.", "thought": True}, {"functionCall": call}]},
+        {"id": "u2", "timestamp": "2026-01-01T10:00:06.000Z", "type": "user", "content": [response]},
+        {"id": "u3", "timestamp": "2026-01-01T10:00:06.000Z", "type": "user", "content": [response]},
+        {"id": "g2", "timestamp": "2026-01-01T10:00:09.000Z", "type": "gemini", "model": "gem-x",
+         "content": [{"text": "Done! I pretty-printed a.json with python -m json.tool instead."}]},
+        {"id": "e1", "timestamp": "2026-01-01T10:01:00.000Z", "type": "error",
+         "content": "Failed to export session: ENOENT: no such file or directory, open '/home/u/~/chat.json'"}]}
+    trajectory = load_foreign(write(tmp_path, "session.json", chat))
+    assert [[(a.tool, a.command) for a in s.actions] for s in trajectory.steps] == [[(Tool.BASH, "jq . a.json")], []]
+    assert [(o.output, o.exit_code) for o in trajectory.steps[0].observations] == [("bash: jq: command not found", 127)]
+    assert trajectory.log.stop == ""
+    from impasse.analysis.verdicts import CLAIMED, verdict_of
+    assert verdict_of(trajectory).kind == CLAIMED

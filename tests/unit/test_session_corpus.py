@@ -26,8 +26,8 @@ LABELING = ROOT.parent / "shared" / "real-trajectories" / "LABELING.md"
 CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only", "network", "disk_full", "oom",
               "lock", "missing_secret", "tls", "service_down", "none"}
 # Measured on the held-out folds (docs/validity.md, "The session corpus").
-HELD_OUT_FLOORS = {"t_star_agreement": 0.73, "ending_agreement": 0.80, "told_agreement": 0.74}
-HELD_OUT_FALSE_ONSETS_CEILING = 0.12
+HELD_OUT_FLOORS = {"t_star_agreement": 0.65, "ending_agreement": 0.78, "told_agreement": 0.68}
+HELD_OUT_FALSE_ONSETS_CEILING = 0.11
 
 
 def rows(name: str) -> list[dict]:
@@ -44,7 +44,7 @@ NO_SESSIONS = f"the sessions are not at {SESSIONS} (tests/data/session-corpus/fe
 
 def test_every_label_has_its_provenance_and_its_fields():
     labels, provenance = rows("labels.jsonl"), {row["file"]: row for row in rows("provenance.jsonl")}
-    assert len(labels) >= 140 and {label["file"] for label in labels} == set(provenance)
+    assert len(labels) >= 160 and {label["file"] for label in labels} == set(provenance)
     for label in labels:
         assert label["blocker_category"] in CATEGORIES, label["file"]
         assert (label["t_star"] is None) == (label["blocker_category"] == "none"), label["file"]

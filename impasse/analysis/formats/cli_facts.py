@@ -6,12 +6,15 @@ count differs, session_facts drops the per-step facts rather than misplace them.
 
 from __future__ import annotations
 
+import re
+
 from impasse.analysis.formats.common import text_of
 from impasse.analysis.formats.gemini_cli import replay
 from impasse.analysis.formats.opencode import opencode_records, stepped_events
 from impasse.analysis.formats.qwen_code import is_qwen_record
 from impasse.analysis.formats.session_facts import failure_stop, first_line, stamp, summed
 from impasse.analysis.session_log import SessionLog, StepFacts
+from impasse.dialects.failures import Failure, failure_of
 
 
 def count(value) -> int:
@@ -35,6 +38,16 @@ def is_prompt(message: dict) -> bool:
     return not any(isinstance(p, dict) and "functionResponse" in p for p in parts)
 
 
+# Gemini CLI's `error` records are its own messages: a failed request to the model ends the session
+# there, while one about a command the human typed ("Please provide a file path to export the session
+# to", "Failed to export session: ENOENT …") says nothing of how the agent's work ended.
+MODEL_REQUEST = re.compile(r"\bAPI\b|\bGemini\b|\bmodel\b|\brequest\b|\bstream(?:ing)?\b|\bresponse\b|\bquota\b", re.I)
+
+
+def about_the_model(text: str) -> bool:
+    return failure_of(text) != Failure.OTHER or bool(MODEL_REQUEST.search(text))
+
+
 def gemini_log(records: list[dict]) -> SessionLog:
     meta, messages = replay(records)
     log = SessionLog()
@@ -45,8 +58,7 @@ def gemini_log(records: list[dict]) -> SessionLog:
             log.stop, log.stop_line = "", ""
         elif kind == "user" and log.steps and is_prompt(message):
             log.steps[-1].human_after = True
-        elif kind == "error" and log.steps:  # Gemini CLI's own record of a failed request
-            text = text_of(message.get("content"))
+        elif kind == "error" and log.steps and about_the_model(text := text_of(message.get("content"))):
             log.stop, log.stop_line = failure_stop(text), first_line(text)
     stamps = [stamp(m.get("timestamp")) for m in messages] + [stamp(meta.get("lastUpdated"))]
     log.ended_at = max((s for s in stamps if s is not None), default=None)

@@ -6,7 +6,9 @@ an `id` replaces the message of that id (the CLI writes a model turn first empty
 calls and their results), `$set.messages` replaces them all and `$rewindTo` drops a message and
 everything after it. One `gemini` message is one model turn, one step; its `toolCalls` are the
 actions, each call's `result` its observation. `user` messages (the prompt, and the function
-responses that repeat the calls' results) are no step and no observation."""
+responses that repeat the calls' results) are no step and no observation. A chat saved from the
+CLI's history keeps a turn's calls as `functionCall` parts of its content instead, and their results
+only in the `functionResponse` parts of the user messages after it."""
 
 from __future__ import annotations
 
@@ -151,7 +153,9 @@ def gemini_steps(messages: list[dict]) -> list[NStep]:
         if message.get("type") == "user" and isinstance(message.get("content"), list):
             for part in message["content"]:
                 if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict):
-                    responses.setdefault(str(part["functionResponse"].get("id")), []).append(part)
+                    sent = responses.setdefault(str(part["functionResponse"].get("id")), [])
+                    if part not in sent:  # the CLI may send one response back in several user messages
+                        sent.append(part)
     steps: list[NStep] = []
     for message in messages:
         if message.get("type") != "gemini":
@@ -160,7 +164,7 @@ def gemini_steps(messages: list[dict]) -> list[NStep]:
         text = text_of([p for p in content if isinstance(p, dict) and not p.get("thought")]) \
             if isinstance(content, list) else text_of(content)
         step = NStep(len(steps) + 1, text)
-        for call in message.get("toolCalls") or []:
+        for call in message.get("toolCalls") or content_calls(content):
             if not isinstance(call, dict):
                 raise TypeError("a toolCalls entry is not an object")
             action = gemini_action(str(call.get("name", "")), call.get("args"))
@@ -170,6 +174,15 @@ def gemini_steps(messages: list[dict]) -> list[NStep]:
                 step.observations.append(call_obs(call, action, parts))
         steps.append(step)
     return steps
+
+
+def content_calls(content) -> list[dict]:
+    """A model turn kept as the Gemini API's content (a chat saved from the CLI's history): its calls
+    are `functionCall` parts, their results `functionResponse` parts of the user messages after it."""
+    if not isinstance(content, list):
+        return []
+    return [part["functionCall"] for part in content
+            if isinstance(part, dict) and isinstance(part.get("functionCall"), dict)]
 
 
 def from_gemini_cli(records: list[dict], path: Path) -> NTrajectory:
