@@ -27,7 +27,10 @@ REQUEST = re.compile(
     r"|(?:need|ask(?:ing)?|want|would like) (?:the|a|an|my) (?:user|human|operator|person|admin(?:istrator)?"
     r"|maintainer|owner)s? to"
     r"|you(?:'ll| will| would)? (?:need|have|must|should) to|you (?:must|should)|ask(?:ing)? you to"
-    r"|(?:requires?|needs?) (?:root|sudo|admin)\b)", re.I)
+    r"|(?:requires?|needs?) (?:root|sudo|admin)\b"
+    # a need stated to the human: "I need write permission on .git" (not "I need to run …", a plan)
+    r"|\bi (?:need|require|would need) (?!to\b)(?:\w+ ){0,2}(?:access|permission|permissions|rights|root|sudo"
+    r"|privileges|network|the|a|an)\b)", re.I)
 # An ask phrased as the fix rather than a request: a label that opens the sentence ("Suggested fix:
 # …", "Next step on your side: …", "Needed from you: …"), "the proper fix is to …", "the way forward is
 # for someone to …", "… would unblock me". A label inside a sentence is none ("a way I cannot fix: …").

@@ -15,7 +15,7 @@ from impasse.cli.main import app
 from impasse.operator.agreement import LABELS, agreement, read_labelled
 
 SET = Path(__file__).resolve().parents[1] / "data" / "operator" / "escalations.jsonl"
-FLOOR = 365 / 387  # measured with the rule as it is (docs/operator.md); a change to the rule may only raise it
+FLOOR = 366 / 387  # measured with the rule as it is (docs/operator.md); a change to the rule may only raise it
 DENIED = "PermissionError: [Errno 13] Permission denied: 'invoicekit/money.py'"
 
 
@@ -72,7 +72,7 @@ def test_an_unknown_label_is_refused_with_its_line(tmp_path):
 def test_the_command_prints_the_table_and_the_share(tmp_path):
     result = CliRunner().invoke(app, ["operator", "agree", str(SET), "--json", str(tmp_path / "a.json")])
     assert result.exit_code == 0, result.output
-    assert "agreement 365/387" in result.output and "held-out folds: 142 texts" in result.output
+    assert "agreement 366/387" in result.output and "held-out folds: 142 texts" in result.output
     assert json.loads((tmp_path / "a.json").read_text())["items"] == 387
 
 

@@ -222,3 +222,16 @@ def test_a_label_inside_a_sentence_is_no_ask():
             "\"/workspace/invoicekit/money.py\"): EROFS: read-only file system, open '/workspace/invoicekit/m.tmp'.")
     assert asks_of(text) == []
     assert asks_of("Fix: remount /workspace read-write.") == ["Fix: remount /workspace read-write."]
+
+
+def test_a_need_stated_to_the_human_is_an_ask_and_a_plan_is_not():
+    """"I need write permission on .git" asks for ownership's remedy, which picks chown_root over the
+    lock the same line names; "I need to run the tests" is the agent's plan."""
+    assert asks_of("I need write permission on /workspace/.git to commit the fix.")
+    assert asks_of("I need to run the tests again after the edit.") == []
+    text = ("git add fails: cannot create /workspace/.git/index.lock (Permission denied) because .git is "
+            "owned by root. I need write permission on /workspace/.git to commit.")
+    task, files = task_and_files("relnotes-scoped-sections")
+    verdict = judge(text, "fatal: Unable to create '/workspace/.git/index.lock': Permission denied", task,
+                    [get_card(c) for c in task.supports], files)
+    assert (verdict.verdict, verdict.card) == ("actionable", "chown_root")
