@@ -9,7 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from impasse.analysis.claim_words import claims
+from impasse.analysis.ask_words import ASKS as OTHER_ASKS
+from impasse.analysis.ask_words import OFFERS as OTHER_OFFERS
+from impasse.analysis.ask_words import QUESTION_MARKS
+from impasse.analysis.claim_words import NOT_IN_OTHER_LANGUAGES, claims
 from impasse.analysis.normal_form import ASK, NStep, NTrajectory
 from impasse.analysis.session_log import (
     API_ERROR,
@@ -110,9 +113,9 @@ def ask_in(text: str) -> str:
         plain = sentence.lstrip("*#>-• ").strip()
         if HARNESS_API_ERROR.search(plain):  # the harness's notice ("Please run /login"), no ask of the agent's
             continue
-        question = plain.endswith("?") and plain[:1].isalpha() and not CODE_CHARS.search(INLINE.sub("", plain)) \
-            and not OFFER.match(plain) and len(plain) > 12
-        if ASKS.search(plain) or question:
+        question = plain.endswith(QUESTION_MARKS) and plain[:1].isalpha() \
+            and not CODE_CHARS.search(INLINE.sub("", plain)) and not offers(plain) and len(plain) > 12
+        if ASKS.search(plain) or OTHER_ASKS.search(plain) or question:
             return plain[:SHORT]
     return ""
 
@@ -121,9 +124,13 @@ def offer_in(text: str) -> str:
     """The sentence of a message that offers the human a choice of what to do next, or ""."""
     for sentence in sentences(FENCED.sub(" ", text)):
         plain = sentence.lstrip("*#>-• ").strip()
-        if plain.endswith("?") and OFFER.match(plain):
+        if offers(plain) and (plain.endswith(QUESTION_MARKS) or OTHER_OFFERS.match(plain)):
             return plain[:SHORT]
     return ""
+
+
+def offers(sentence: str) -> bool:
+    return bool(OFFER.match(sentence) or OTHER_OFFERS.match(sentence))
 
 
 def first_match(pattern: re.Pattern, text: str) -> str:
@@ -185,7 +192,8 @@ def message_verdict(step: NStep) -> Verdict:
     if any(a.tool != Tool.TASK_COMPLETE for a in step.actions):
         return Verdict(ABORTED, step.index, STOP_WORDS[CUT_OFF] + " (its last reply called a tool, no answer after)",
                        first_line(step.text))
-    ask, claim, unable = ask_in(step.text), claim_in(step.text), first_match(UNABLE, step.text)
+    ask, claim = ask_in(step.text), claim_in(step.text)
+    unable = first_match(UNABLE, step.text) or first_match(NOT_IN_OTHER_LANGUAGES, step.text)
     if ask and (unable or not claim):
         return Verdict(ESCALATED, step.index, "its final message asks the human to act", ask)
     # An offer after saying what could not be done, with nothing claimed, hands the human a decision the

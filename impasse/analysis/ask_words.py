@@ -1,0 +1,21 @@
+"""What asks the human to act, and what offers a choice, in the other languages agents answer in
+(English is verdicts.ASKS and verdicts.OFFER): the words for please, could you, and if you want."""
+
+from __future__ import annotations
+
+import re
+
+# Japanese and Chinese have no word boundaries; the others do.
+ASKS = re.compile(
+    r"(?:してください|して下さい|お願いします|お願いいたします|いただけますか|いただければ|いただけると"
+    r"|もらえますか|もらえれば|通せれば|请你|请您|麻烦你|麻烦您|需要你|需要您|能否请"
+    r"|해 ?주세요|해 ?주시겠|부탁드립니다|부탁합니다|пожалуйста|не могли бы вы|можете ли вы"
+    r"|\b(?:pourriez-vous|pouvez-vous|peux-tu|pourrais-tu|merci de|veuillez|il faut que (?:tu|vous)"
+    r"|por favor|podrías|podría usted|puedes|necesito que|poderia|você pode|preciso que"
+    r"|bitte|könnten sie|können sie|kannst du|könntest du)\b)", re.I)
+# An offer of what to do next ("if you want, I …"), which after a failure hands the human the decision.
+OFFERS = re.compile(
+    r"^(?:si tu veux|si vous voulez|si vous le souhaitez|si quieres|si lo deseas|si desea|wenn du (?:willst|möchtest)"
+    r"|wenn sie (?:wollen|möchten)|se quiser|se você quiser|必要であれば|ご希望であれば|よろしければ"
+    r"|如果你需要|如果需要|如果你愿意|원하시면|если хотите|если нужно)", re.I)
+QUESTION_MARKS = ("?", "？")
