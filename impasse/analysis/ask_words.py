@@ -8,7 +8,7 @@ import re
 # Japanese and Chinese have no word boundaries; the others do.
 ASKS = re.compile(
     r"(?:してください|して下さい|お願いします|お願いいたします|いただけますか|いただければ|いただけると"
-    r"|もらえますか|もらえれば|通せれば|请你|请您|麻烦你|麻烦您|需要你|需要您|能否请"
+    r"|もらえますか|もらえれば|请你|请您|麻烦你|麻烦您|需要你|需要您|能否请"
     r"|해 ?주세요|해 ?주시겠|부탁드립니다|부탁합니다|пожалуйста|не могли бы вы|можете ли вы"
     r"|\b(?:pourriez-vous|pouvez-vous|peux-tu|pourrais-tu|merci de|veuillez|il faut que (?:tu|vous)"
     r"|por favor|podrías|podría usted|puedes|necesito que|poderia|você pode|preciso que"
