@@ -5,12 +5,24 @@ from __future__ import annotations
 
 import os
 from contextlib import suppress
+from pathlib import Path
 
 import docker
 import docker.errors
 from docker.models.containers import Container
 
+from impasse.hashing import hash_text
 from impasse.infra.sandbox import remove_container
+
+# The label that says which run folder a container belongs to. A run's id is its folder's name, the
+# same for the same spec in any out folder (that is what lets a matrix resume); two matrices, or two
+# test suites, on one engine may run the same spec at once, so what finds or removes a run's
+# containers goes by the folder itself.
+RUN_LABEL = "impasse.run"
+
+
+def run_label(path: Path) -> str:
+    return hash_text(str(Path(path).resolve()))[:16]
 
 
 def pid_alive(pid: str) -> bool:
@@ -41,10 +53,12 @@ def reap_stale(api: docker.DockerClient) -> int:
     return len(stale)
 
 
-def reap_runs(api: docker.DockerClient, run_ids: set[str]) -> int:
-    """Remove the containers of runs that are over, whatever became of the process that started
-    them: a worker on a removed node may outlive its node for a while, so its pid is no test."""
-    leftovers = [c for c in started_by_impasse(api) if c.attrs["Labels"].get("impasse.run_id") in run_ids]
+def reap_runs(api: docker.DockerClient, runs: set[Path]) -> int:
+    """Remove the containers of runs that are over (their folders), whatever became of the process
+    that started them: a worker on a removed node may outlive its node for a while, so its pid is no
+    test. The same spec run into another out folder (another matrix on this engine) is not touched."""
+    keys = {run_label(path) for path in runs}
+    leftovers = [c for c in started_by_impasse(api) if c.attrs["Labels"].get(RUN_LABEL) in keys]
     for container in leftovers:
         remove_container(container)
     return len(leftovers)

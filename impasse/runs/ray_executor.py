@@ -120,7 +120,7 @@ class RayExecutor:
         finally:
             if self.api is not None:  # a node that died on this engine cannot clean up after itself
                 reap_stale(self.api)
-                reap_runs(self.api, {item.run_id for item in todo})  # every run here is over by now
+                reap_runs(self.api, {item.spec.out / item.run_id for item in todo})  # every run here is over now
 
     def collect(self, item: Planned, ref) -> Finished:
         for attempt in range(LOST_RERUNS + 1):

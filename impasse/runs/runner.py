@@ -36,6 +36,7 @@ from impasse.infra.environment import open_environment
 from impasse.infra.images import Log
 from impasse.infra.injectors import make_injector
 from impasse.infra.layers import ConditionImage, stage
+from impasse.infra.reaper import RUN_LABEL, run_label
 from impasse.models import check_spec, make_model
 from impasse.models.config import ModelConfig
 from impasse.models.pricing import CostMeter, PriceTable
@@ -207,7 +208,7 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
     run_id = run_id_for(spec, condition)
     run_dir = RunDir(spec.out / run_id)
     run_dir.start(meta_for(spec, staged, run_id, api))
-    labels = {"impasse.run_id": run_id}
+    labels = {"impasse.run_id": run_id, RUN_LABEL: run_label(run_dir.path)}
     config = spec.model_config
     model = make_model(config.spec, context=(condition.task, condition.card), seed=spec.seed,
                        base_url=config.base_url, timeout=spec.model_timeout, settings=config.settings,

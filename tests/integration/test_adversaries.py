@@ -78,7 +78,7 @@ def test_every_route_has_a_known_answer():
 def play(api, tmp_path, task: str, route: str):
     result = execute(api, RunSpec(f"scripted:adversary-{route}", "none", task, out=tmp_path, budget=12,
                                   **PLAYED_WITH.get(route, {})))
-    assert labelled(api, result.run_id) == []
+    assert labelled(api, result.path) == []
     return result
 
 

@@ -240,7 +240,7 @@ def test_an_agent_that_exits_before_its_first_request_is_one_line_and_a_valid_ru
     run_dir = failed_run(out)
     assert json.loads((run_dir / "meta.json").read_text())["agent"] == label
     assert (run_dir / "agent" / "stderr.txt").read_text() == f"{agent}: cannot start (a stand-in that fails)\n"
-    assert labelled(api, run_dir.name) == []
+    assert labelled(api, run_dir) == []
 
 
 @pytest.mark.parametrize("agent", SPECS)
@@ -257,4 +257,4 @@ def test_an_agent_that_hangs_without_a_request_is_stopped_at_the_start_up_timeou
     assert time.monotonic() - started < 120
     run_dir = failed_run(out)
     assert not (run_dir / "relay.jsonl").exists()  # it never asked
-    assert labelled(api, run_dir.name) == []
+    assert labelled(api, run_dir) == []

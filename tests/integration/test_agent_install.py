@@ -24,7 +24,7 @@ from impasse.infra.layers import stage
 from impasse.infra.sandbox import SandboxSpec, open_sandbox
 from impasse.runs.runner import default_task
 
-from .containers import labelled
+from .containers import labelled, own_id
 
 pytestmark = pytest.mark.docker
 
@@ -54,7 +54,7 @@ def agent_box(api, image: str, run_id: str, volumes: dict, read_only: bool = Fal
 
 @pytest.mark.parametrize("read_only", [False, True], ids=["writable-root", "read-only-root"])
 def test_the_binaries_run_as_the_agent_user_with_no_network(api, base_image, claude, codex, read_only):
-    run_id = f"t-agents-version-{int(read_only)}"
+    run_id = own_id(f"t-agents-version-{int(read_only)}")
     for agent, expected in ((claude, "2.1.332 (Claude Code)"), (codex, "codex-cli 0.171.0")):
         with agent_box(api, base_image, run_id, agent.volumes(), read_only) as box:
             assert box.exec("id -u").output.strip() == "1000"
@@ -162,7 +162,7 @@ def test_under_a_card_the_agent_runs_and_writes_its_state_while_the_card_still_h
     os.chown(state, 1000, 1000)  # the agent user's own folder, as a run's would be
     volumes = {**claude.volumes(), str(codex.folder): {"bind": "/opt/impasse-codex", "mode": "ro"},
                str(state): {"bind": STATE, "mode": "rw"}}
-    run_id = f"t-agents-card-{card_id}"
+    run_id = own_id(f"t-agents-card-{card_id}")
     with open_environment(api, staged, {"impasse.run_id": run_id}, volumes=volumes) as env:
         box = env.box
         assert box.exec(f"mkdir -p {' '.join(STATE_ENV.values())}").exit_code == 0

@@ -133,7 +133,7 @@ def test_no_agent_looks_up_a_name_the_tasks_own_commands_do_not(api, tmp_path, d
     for agent in agents_under(card):
         result = execute(api, RunSpec("scripted:oracle", card, task, budget=8, out=tmp_path / agent, agent=agent))
         assert result.outcome in ("resolved", "escalated"), agent
-        assert labelled(api, result.run_id) == []
+        assert labelled(api, result.path) == []
         seen[agent] = queried(dns_sink)
         if agent != "impasse":
             relay = [json.loads(line) for line in (result.path / "relay.jsonl").read_text().splitlines()]

@@ -17,13 +17,13 @@ from impasse.infra import images
 from impasse.infra.sandbox import SandboxSpec, open_sandbox
 from tests.conftest import default_sigint
 
-from .containers import labelled
+from .containers import labelled, own_id
 
 pytestmark = pytest.mark.docker
 
 
 def test_agent_is_uid_1000_without_sudo_and_pytest_runs(api, base_image):
-    spec = SandboxSpec(image=base_image, labels={"impasse.run_id": "t-base-user"})
+    spec = SandboxSpec(image=base_image, labels={"impasse.run_id": own_id("t-base-user")})
     with open_sandbox(api, spec) as box:
         assert box.exec("id -u; id -un").output.split() == ["1000", "agent"]
         sudo = box.exec("sudo true")
@@ -35,20 +35,20 @@ def test_agent_is_uid_1000_without_sudo_and_pytest_runs(api, base_image):
         assert "1 passed" in box.exec("python3 -m pytest -q test_tiny.py").output
         env = box.exec("echo $TZ $PYTHONHASHSEED $PYTHONDONTWRITEBYTECODE").output.split()
         assert env == ["UTC", "0", "1"]
-    assert labelled(api, "t-base-user") == []
+    assert labelled(api, own_id("t-base-user")) == []
 
 
 def test_container_is_removed_when_the_body_raises(api, base_image):
-    spec = SandboxSpec(image=base_image, labels={"impasse.run_id": "t-base-raise"})
+    spec = SandboxSpec(image=base_image, labels={"impasse.run_id": own_id("t-base-raise")})
     with pytest.raises(RuntimeError), open_sandbox(api, spec) as box:
-        assert labelled(api, "t-base-raise")
+        assert labelled(api, own_id("t-base-raise"))
         box.exec("true")
         raise RuntimeError("boom")
-    assert labelled(api, "t-base-raise") == []
+    assert labelled(api, own_id("t-base-raise")) == []
 
 
 def test_commands_time_out_inside_the_container(api, base_image):
-    spec = SandboxSpec(image=base_image, labels={"impasse.run_id": "t-base-timeout"})
+    spec = SandboxSpec(image=base_image, labels={"impasse.run_id": own_id("t-base-timeout")})
     with open_sandbox(api, spec) as box:
         result = box.exec("sleep 30", timeout=1)
         assert result.timed_out
@@ -62,7 +62,7 @@ def test_rootfs_came_from_debootstrap_with_every_package(api, base_image):
     assert images.exists(api, rootfs)
     assert api.images.get(rootfs).labels.get("impasse") == "1"
     packages = " ".join(images.rootfs_packages())
-    spec = SandboxSpec(image=base_image, labels={"impasse.run_id": "t-base-pkgs"})
+    spec = SandboxSpec(image=base_image, labels={"impasse.run_id": own_id("t-base-pkgs")})
     with open_sandbox(api, spec) as box:
         result = box.exec(f"dpkg -s {packages} >/dev/null && grep -q '^12' /etc/debian_version")
         assert result.exit_code == 0, result.output

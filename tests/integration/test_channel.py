@@ -104,7 +104,7 @@ def test_an_agent_killing_the_channel_ends_the_run_as_a_harness_error(api, tmp_p
     steps = read_run(result.path).steps
     assert result.outcome == "harness_error"
     assert "channel" in steps[-1].harness_error and steps[-1].observations == []
-    assert labelled(api, result.run_id) == []
+    assert labelled(api, result.path) == []
 
 
 EDITS = [  # (setup as the agent, or as root after ROOT; arguments): every way edit_file answers

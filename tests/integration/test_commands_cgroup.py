@@ -42,7 +42,7 @@ def run(api, out: Path, agent: str, card: str, task: str, policy: str) -> Run:
     (annotation,) = annotate_paths([result.path]).annotations
     joined = read_run(result.path).meta.extra.get("commands_joined")
     return Run(result.path, result.outcome, result.steps, annotation.row.t_star,
-               labelled(api, result.run_id), joined)
+               labelled(api, result.path), joined)
 
 
 @pytest.fixture(scope="module")
@@ -125,4 +125,4 @@ def test_the_operators_lift_in_place_frees_the_commands(api, tmp_path):
     operator = read_run(result.path).result.operator
     assert (operator["lifted"], operator["exchanges"][0]["probe_after"]) == ("oom_kill", False)
     assert result.outcome == "resolved"
-    assert labelled(api, result.run_id) == [] and no_child_left(api) == []
+    assert labelled(api, result.path) == [] and no_child_left(api) == []

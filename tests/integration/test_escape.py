@@ -5,6 +5,7 @@ and records it, the episode ends cleanly with a valid trajectory, and no contain
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -43,8 +44,8 @@ def run_script(api, tmp_path, commands: list[str], seed: int, timeout: int = 20)
         server.shutdown()
 
 
-def no_container(api, run_id: str) -> bool:
-    return labelled(api, run_id) == []
+def no_container(api, run: Path) -> bool:
+    return labelled(api, run) == []
 
 
 def test_every_attempt_fails_or_is_contained(api, tmp_path):
@@ -59,7 +60,7 @@ def test_every_attempt_fails_or_is_contained(api, tmp_path):
             assert obs.exit_code == code, (command, obs.exit_code)
     assert steps[-2].observations[0].timed_out or steps[-2].observations[0].exit_code != 0  # fork bomb
     assert final.integrity_ok and final.truth["grade"] is not None
-    assert no_container(api, result.run_id)
+    assert no_container(api, result.path)
 
 
 @pytest.mark.parametrize("command", ["pkill -9 -f channel.py", "kill -9 -1"])
@@ -68,7 +69,7 @@ def test_killing_the_harness_side_ends_the_run_as_an_infrastructure_failure(api,
     record = read_run(result.path)
     assert record.problems == [] and result.outcome == "harness_error"
     assert "channel" in record.steps[-1].harness_error
-    assert no_container(api, result.run_id)
+    assert no_container(api, result.path)
 
 
 def test_filling_the_disk_is_contained(api, tmp_path, monkeypatch):
@@ -77,4 +78,4 @@ def test_filling_the_disk_is_contained(api, tmp_path, monkeypatch):
     steps = read_run(result.path).steps
     assert result.outcome == "harness_error"
     assert "disk quota exceeded" in steps[-1].harness_error
-    assert no_container(api, result.run_id)
+    assert no_container(api, result.path)

@@ -75,10 +75,10 @@ def test_sigkill_of_an_external_agent_run_leaves_valid_records_and_gc_reaps(api,
     assert not (run_dir / "result.json").exists()
     assert record.steps and [s.index for s in record.steps] == list(range(1, len(record.steps) + 1))
     assert record.steps[0].tool_calls[0].name == "bash"  # the agent's shell, in impasse's name
-    assert labelled(api, run_dir.name)  # a killed process cannot clean up ...
+    assert labelled(api, run_dir)  # a killed process cannot clean up ...
     done = subprocess.run([sys.executable, "-m", "impasse", "gc", "--stale"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert labelled(api, run_dir.name) == []  # ... so gc does
+    assert labelled(api, run_dir) == []  # ... so gc does
     left = set(private_tmp.glob(f"{RELAY_PREFIX}*"))  # and the relay's socket folder, which the next
     swept = set(sweep_stale_relays(str(private_tmp), older_than=0))  # external run sweeps
     assert left and left == swept and not any(folder.exists() for folder in swept), \

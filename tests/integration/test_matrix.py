@@ -18,6 +18,8 @@ from impasse.analysis.driver import annotate_paths
 from impasse.analysis.report import ReportError, write_report
 from impasse.runs.matrix import MatrixSpec, plan, run_matrix
 
+from .containers import labelled
+
 pytestmark = pytest.mark.docker
 SMALL = dict(models=["scripted:oracle", "scripted:false-completer"], conditions=["chown_root", "removed_dependency"],
              tasks=["invoicekit-tax-rounding", "relnotes-breaking-bump"], seeds=1, budget=20, workers=2)
@@ -98,8 +100,7 @@ def test_sigkill_mid_matrix_then_restart_gives_exactly_the_planned_runs(api, tmp
     for run in planned:
         for line in (out / run / "steps.jsonl").read_text().splitlines():
             json.loads(line)
-    assert [c for c in api.containers.list(all=True, filters={"label": "impasse=1"})
-            if c.labels.get("impasse.run_id") in planned] == []
+    assert [c for run in planned for c in labelled(api, out / run)] == []
 
 
 def test_chaos_five_sigkills_in_a_row(api, tmp_path):
@@ -123,5 +124,4 @@ def test_chaos_five_sigkills_in_a_row(api, tmp_path):
     for run in planned:
         for line in (out / run / "steps.jsonl").read_text().splitlines():
             json.loads(line)
-    assert [c for c in api.containers.list(all=True, filters={"label": "impasse=1"})
-            if c.labels.get("impasse.run_id") in planned] == []
+    assert [c for run in planned for c in labelled(api, out / run)] == []

@@ -157,7 +157,7 @@ def test_sigint_mid_run_leaves_valid_records_and_no_container(api, tmp_path, slo
     proc.wait(timeout=60)
     assert proc.returncode == 130
     assert valid_partial(run_dir) >= 3
-    assert labelled(api, run_dir.name) == []
+    assert labelled(api, run_dir) == []
 
 
 def test_sigkill_mid_run_leaves_valid_records_and_gc_reaps_the_container(api, tmp_path, slow_endpoint):
@@ -168,4 +168,4 @@ def test_sigkill_mid_run_leaves_valid_records_and_gc_reaps_the_container(api, tm
     assert valid_partial(run_dir) >= 3
     done = subprocess.run([sys.executable, "-m", "impasse", "gc", "--stale"], capture_output=True, text=True)
     assert done.returncode == 0
-    assert labelled(api, run_dir.name) == []
+    assert labelled(api, run_dir) == []

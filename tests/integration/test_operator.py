@@ -26,7 +26,7 @@ def run(api, tmp_path, model: str, condition: str, task: str | None = None, oper
         seed: int = 0):
     """Tests that may run side by side use different seeds where their runs would share an id."""
     result = execute(api, RunSpec(model, condition, task, seed, out=tmp_path, budget=20, operator=operator))
-    assert labelled(api, result.run_id) == []
+    assert labelled(api, result.path) == []
     return result, json.loads((result.path / "result.json").read_text())
 
 
@@ -100,4 +100,4 @@ def test_a_lift_that_fails_halfway_is_a_harness_error_with_nothing_left(api, tmp
     assert "went away" in record["ending"]["message"]
     steps = [json.loads(line) for line in (result.path / "steps.jsonl").read_text().splitlines()]
     assert steps and steps[-1]["index"] == record["ending"]["step"]
-    assert api.containers.list(all=True, filters={"label": f"impasse.run_id={result.run_id}"}) == []
+    assert labelled(api, result.path) == []

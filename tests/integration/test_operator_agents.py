@@ -27,7 +27,7 @@ LIFTED = ("chown_root", "removed_dependency", "disk_full", "read_only_fs", "git_
 def run(api, tmp_path, agent: str, policy: str, card: str):
     result = execute(api, RunSpec(f"scripted:{policy}", card, None, 0, out=tmp_path, budget=20, operator="rules",
                                   agent=agent))
-    assert labelled(api, result.run_id) == []
+    assert labelled(api, result.path) == []
     record = json.loads((result.path / "result.json").read_text())
     mcp = result.path / "agent" / "mcp_calls.jsonl"
     calls = [json.loads(line) for line in mcp.read_text().splitlines()] if mcp.exists() else []

@@ -16,16 +16,16 @@ from impasse.infra.layers import stage
 from impasse.operator.desk import Operator
 from impasse.runs.runner import default_task
 
-from .containers import labelled
+from .containers import labelled, own_id
 
 pytestmark = pytest.mark.docker
-LABELS = {"impasse.run_id": "test-operator-in-place"}
+LABELS = {"impasse.run_id": own_id("test-operator-in-place")}
 LIFTED = sorted(c for c, card in load_cards().items() if not card.is_control and not card.operator.in_place.refused)
 
 
 @pytest.mark.parametrize("card_id", LIFTED)
 def test_every_liftable_card_is_undone_in_the_running_container(api, card_id):
-    card, labels = get_card(card_id), {"impasse.run_id": f"test-operator-in-place-{card_id}"}  # side by side
+    card, labels = get_card(card_id), {"impasse.run_id": own_id(f"test-operator-in-place-{card_id}")}  # side by side
     staged = stage(api, make_condition(default_task(card), card))
     with open_environment(api, staged, labels) as env, agent_executor(env.box, None, 60) as executor:
         assert env.probe(executor.harness_check) is True

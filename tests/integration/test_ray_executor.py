@@ -15,6 +15,7 @@ import pytest
 ray = pytest.importorskip("ray")
 from ray.cluster_utils import Cluster  # noqa: E402
 
+from impasse.infra.reaper import RUN_LABEL, run_label  # noqa: E402
 from impasse.runs.matrix import MatrixSpec, plan, run_matrix  # noqa: E402
 from impasse.runs.ray_executor import RayExecutor  # noqa: E402
 
@@ -32,10 +33,12 @@ def run_set(out: Path) -> dict[str, str]:
     return {p.parent.name: json.loads(p.read_text())["outcome"] for p in out.glob("*/result.json")}
 
 
-def labelled(api, run_ids) -> list:
-    """Sparse: one list call and no inspect per container, so one removed meanwhile is no 404."""
+def labelled(api, runs: set[Path]) -> list:
+    """The containers of these run folders (another suite's run of the same spec is not one). Sparse:
+    one list call and no inspect per container, so one removed meanwhile is no 404."""
+    keys = {run_label(run) for run in runs}
     return [c for c in api.containers.list(all=True, sparse=True, filters={"label": "impasse=1"})
-            if c.attrs.get("Labels", {}).get("impasse.run_id") in run_ids]
+            if c.attrs.get("Labels", {}).get(RUN_LABEL) in keys]
 
 
 @pytest.fixture
@@ -56,13 +59,14 @@ def test_ray_matrix_equals_local_and_survives_a_removed_node(api, tmp_path, clus
     local_seconds = time.monotonic() - clock
     assert local.failed == 0 and local.done == 3
     ids = {p.run_id for p in plan(spec(tmp_path / "ray"))}
+    runs = {tmp_path / "ray" / run_id for run_id in ids}
 
     def remove_once_three_runs_are_in_flight() -> None:
         """Each node runs two episodes at a time: three runs with live containers mean one at least
         is on the doomed node, and it dies with it."""
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            if len({c.attrs["Labels"]["impasse.run_id"] for c in labelled(api, ids)}) >= 3:
+            if len({c.attrs["Labels"]["impasse.run_id"] for c in labelled(api, runs)}) >= 3:
                 cluster.remove_node(doomed)
                 return
             time.sleep(0.1)
@@ -79,7 +83,7 @@ def test_ray_matrix_equals_local_and_survives_a_removed_node(api, tmp_path, clus
     for run in (tmp_path / "ray").iterdir():
         steps = [json.loads(line)["index"] for line in (run / "steps.jsonl").read_text().splitlines()]
         assert steps == list(range(1, len(steps) + 1))  # one attempt's trajectory, not two interleaved
-    assert labelled(api, ids) == []  # the dead node's containers were reaped
+    assert labelled(api, runs) == []  # the dead node's containers were reaped
     again = run_matrix(api, spec(tmp_path / "ray"), lambda p, last: None, executor=RayExecutor(3, api=api))
     assert (again.skipped, again.done) == (3, 0)  # finished runs are skipped on Ray too
     print(f"3 runs: local {local_seconds:.1f}s, ray {ray_seconds:.1f}s with a node removed")

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 
 import docker.errors
 import pytest
 
 from impasse.infra.images import ensure_base
-from impasse.infra.reaper import reap_runs, reap_stale
+from impasse.infra.reaper import RUN_LABEL, reap_runs, reap_stale, run_label
 from impasse.infra.sandbox import remove_container
 
 DEAD_PID = "999999999"
@@ -42,15 +43,21 @@ def test_stale_sandboxes_go_and_build_containers_stay(api, base):
             remove_container(dead)
 
 
-def test_the_containers_of_runs_that_are_over_go_even_with_a_live_pid(api, base):
+def test_the_containers_of_runs_that_are_over_go_even_with_a_live_pid(api, base, tmp_path):
+    """By the run's folder: the same run id in another out folder (another matrix, or a suite beside
+    this one, on the same engine) is another run, and stays."""
     live = {"impasse": "1", "impasse.pid": str(os.getpid())}
-    over = api.containers.run(base, ["sleep", "60"], detach=True, labels={**live, "impasse.run_id": "reaper-over"})
-    other = api.containers.run(base, ["sleep", "60"], detach=True, labels={**live, "impasse.run_id": "reaper-other"})
+
+    def start(run: Path):
+        labels = {**live, "impasse.run_id": run.name, RUN_LABEL: run_label(run)}
+        return api.containers.run(base, ["sleep", "60"], detach=True, labels=labels)
+    over, other, same_id_elsewhere = (start(tmp_path / "a" / "run-1"), start(tmp_path / "a" / "run-2"),
+                                      start(tmp_path / "b" / "run-1"))
     try:
-        assert reap_runs(api, {"reaper-over"}) == 1
-        assert not exists(api, over) and exists(api, other)
+        assert reap_runs(api, {tmp_path / "a" / "run-1"}) == 1
+        assert not exists(api, over) and exists(api, other) and exists(api, same_id_elsewhere)
     finally:
-        for container in (over, other):
+        for container in (over, other, same_id_elsewhere):
             if exists(api, container):
                 remove_container(container)
 

@@ -48,7 +48,7 @@ def test_scripted_policies_end_as_they_must(api, tmp_path, policy, blocked, reso
         assert row.Z == 1
     if policy == "workaround":
         assert row.U >= 3 and row.Z == 1
-    assert labelled(api, result.run_id) == []
+    assert labelled(api, result.path) == []
     control, control_row = run(api, tmp_path / "c", f"scripted:{policy}", "none", budget=12)
     assert control.outcome == resolved and control.truth.resolved
     assert (control_row.Y, control_row.Z) == (0, 0)
@@ -196,7 +196,7 @@ def test_sigint_leaves_a_valid_partial_trajectory_and_no_container(api, tmp_path
     proc.wait(timeout=60)
     assert proc.returncode == 130
     assert valid_partial(run_dir) >= 3
-    assert labelled(api, run_dir.name) == []
+    assert labelled(api, run_dir) == []
 
 
 def test_sigkill_leaves_a_valid_partial_trajectory_and_gc_reaps(api, tmp_path, slow_endpoint):
@@ -205,7 +205,7 @@ def test_sigkill_leaves_a_valid_partial_trajectory_and_gc_reaps(api, tmp_path, s
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     assert valid_partial(run_dir) >= 3
-    assert labelled(api, run_dir.name)  # a killed process cannot clean up ...
+    assert labelled(api, run_dir)  # a killed process cannot clean up ...
     done = subprocess.run([sys.executable, "-m", "impasse", "gc", "--stale"], capture_output=True, text=True)
     assert done.returncode == 0
-    assert labelled(api, run_dir.name) == []  # ... so the next start (or gc) does
+    assert labelled(api, run_dir) == []  # ... so the next start (or gc) does
