@@ -53,7 +53,7 @@ def run_on_node(spec: RunSpec) -> tuple[str, str, dict[str, bytes]]:
     reap_stale(api)  # of a worker that died on this node (a run of it is being redone)
     scratch = Path(tempfile.mkdtemp(prefix="impasse-ray-"))
     try:
-        result = execute(api, replace(spec, out=scratch))
+        result = execute(api, replace(spec, out=scratch, filed_in=spec.out))
         files = {f.name: f.read_bytes() for f in result.path.iterdir() if f.is_file()}
         return result.run_id, str(result.outcome), files
     finally:
@@ -108,7 +108,8 @@ class RayExecutor:
         def submit(item: Planned):
             if not started(item):  # held: a ref that is ready at once, collected as held
                 return self.ray.put(None)
-            return self.task.remote(item.spec)
+            # the driver's out folder as an absolute path: the node files the run's containers under it
+            return self.task.remote(replace(item.spec, out=item.spec.out.resolve()))
         try:
             with closing(windowed(todo, self.slots(), submit, lambda refs: self.ray.wait(refs, num_returns=1)[0],
                                   lambda ref: self.ray.cancel(ref, force=True))) as ends:

@@ -71,6 +71,7 @@ class RunSpec:
     history: str = "full"  # what of the conversation the model is sent: full, or last:N (episode/history.py)
     agent: str = "impasse"  # who works the task: impasse's own loop, or a pinned external agent (claude-code, codex)
     operator: str | None = None  # "rules": escalations are answered, and a named blocker lifted (impasse/operator/)
+    filed_in: Path | None = None  # the out folder a run is filed in that runs elsewhere first (a Ray node's scratch)
 
     @property
     def model_config(self) -> ModelConfig:
@@ -208,7 +209,8 @@ def execute(api: docker.DockerClient, spec: RunSpec, log: Log = lambda m: None,
     run_id = run_id_for(spec, condition)
     run_dir = RunDir(spec.out / run_id)
     run_dir.start(meta_for(spec, staged, run_id, api))
-    labels = {"impasse.run_id": run_id, RUN_LABEL: run_label(run_dir.path)}
+    # Its containers carry the folder the run is filed in, which is what finds and reaps them.
+    labels = {"impasse.run_id": run_id, RUN_LABEL: run_label((spec.filed_in or spec.out) / run_id)}
     config = spec.model_config
     model = make_model(config.spec, context=(condition.task, condition.card), seed=spec.seed,
                        base_url=config.base_url, timeout=spec.model_timeout, settings=config.settings,
