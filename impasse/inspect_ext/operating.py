@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 import anyio
 
-from impasse.episode.tools import agent_executor
-from impasse.operator.desk import LiftFailed, Operator
+from impasse.operator.desk import LiftFailed
 from impasse.operator.replies import Verdict
 from impasse.vocabulary import Ending
 
@@ -21,11 +20,6 @@ class Answer:
     text: str  # what the escalate_to_human call returns to the model
     ending: Ending | None  # the sample ends here: the escalation stands, or the harness failed
     message: str = ""
-
-
-def sample_operator(api, live) -> Operator:
-    """The sample's operator; entered on the sandbox's stack, its fresh environments go when it is cleaned up."""
-    return Operator(api, live.env, live.executor, lambda box: agent_executor(box, None), live.labels)
 
 
 async def consult(live, reason: str, step: int) -> Answer:

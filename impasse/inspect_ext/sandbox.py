@@ -35,8 +35,8 @@ from impasse.infra.images import client
 from impasse.infra.injectors import make_injector
 from impasse.infra.layers import stage
 from impasse.infra.sandbox import WORKDIR
-from impasse.inspect_ext.operating import sample_operator
 from impasse.models.turns import ToolCall
+from impasse.operator.desk import Operator
 from impasse.vocabulary import Tool
 
 TASK_KEY = "impasse_task"  # the sample metadata that names the impasse task
@@ -119,7 +119,9 @@ def open_live(condition: Condition, seed: int = 0, operator: str | None = None) 
             raise RuntimeError(f"the blocker of {condition.card.id} was not in place at start")
         live = Live(stack, env, executor, labels, seed, condition)
         if operator:
-            live.operator = stack.enter_context(sample_operator(api, live))
+            # the sample's operator: its fresh environments go when the sandbox is cleaned up
+            live.operator = stack.enter_context(Operator(api, env, executor, lambda box: agent_executor(box, None),
+                                                         labels))
         return live
     except BaseException:
         stack.close()
