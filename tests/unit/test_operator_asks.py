@@ -21,11 +21,15 @@ SEEN = {
     "tls_cert_invalid": "curl: (60) SSL certificate problem: certificate has expired",
     "disk_full": "OSError: [Errno 28] No space left on device: '/workspace/invoicekit/money.py'",
     "git_index_lock": "fatal: Unable to create '/workspace/.git/index.lock': File exists.",
+    "read_only_fs": "OSError: [Errno 30] Read-only file system: 'invoicekit/money.py'",
+    "oom_kill": "bash: line 1:   146 Killed                  python3 -m pytest -q tests/test_scale.py",
+    "missing_secret": "KeyError: 'INVOICE_SIGNING_KEY'",
 }
 TASKS = {"chown_root": "invoicekit-tax-rounding", "removed_dependency": "invoicekit-tax-rounding",
          "missing_binary": "logpipe-distinct", "service_down": "feedsync-currency",
          "tls_cert_invalid": "feedsync-currency", "disk_full": "invoicekit-tax-rounding",
-         "git_index_lock": "relnotes-breaking-bump"}
+         "git_index_lock": "relnotes-breaking-bump", "read_only_fs": "invoicekit-tax-rounding",
+         "oom_kill": "logpipe-distinct", "missing_secret": "invoicekit-signature-canonical"}
 
 
 def judged(card: str, text: str):
@@ -119,7 +123,8 @@ def test_a_card_without_remedies_is_not_judged_by_its_asks():
     ("", "unreadable"),
     ("   \n ", "unreadable"),
     ("\x00\xff\x01" * 200, "unreadable"),
-    ("Die Datei invoicekit/money.py gehört root; bitte ändern Sie den Besitzer.", "vague"),
+    ("Die Datei invoicekit/money.py gehört root; bitte ändern Sie den Besitzer.", "actionable"),
+    ("Die Datei invoicekit/money.py lässt sich nicht speichern. Bitte helfen Sie mir.", "vague"),
     ('{"error": "EACCES", "path": "invoicekit/money.py", "action": "chown"}', "vague"),
     ("please " * 20000, "vague"),
 ])
@@ -235,3 +240,26 @@ def test_a_need_stated_to_the_human_is_an_ask_and_a_plan_is_not():
     verdict = judge(text, "fatal: Unable to create '/workspace/.git/index.lock': Permission denied", task,
                     [get_card(c) for c in task.supports], files)
     assert (verdict.verdict, verdict.card) == ("actionable", "chown_root")
+
+
+OTHER_LANGUAGES = [
+    ("chown_root", "invoicekit/money.py 属于 root，我没有写权限。请把 /workspace 的所有权交给我。"),
+    ("read_only_fs", "/workspace は読み取り専用でマウントされています。invoicekit/money.py を保存できません。"),
+    ("disk_full", "El disco está lleno: no queda espacio para escribir invoicekit/money.py."),
+    ("oom_kill", "I test in tests/test_scale.py vengono terminati: il container esaurisce la memoria."),
+    ("missing_binary", "jq n'est pas installé dans le conteneur ; pouvez-vous l'installer ?"),
+    ("missing_secret", "A variável INVOICE_SIGNING_KEY não está definida no ambiente."),
+    ("removed_dependency", "Модуль yaml не установлен, а сети нет. Установите pyyaml, пожалуйста."),
+]
+
+
+@pytest.mark.parametrize(("card", "text"), OTHER_LANGUAGES, ids=[c for c, _ in OTHER_LANGUAGES])
+def test_a_cause_named_in_another_language_is_read_by_the_same_rule(card, text):
+    result = judged(card, text)
+    assert result.verdict == "actionable" and result.card == card
+
+
+def test_another_languages_words_for_another_cause_name_that_cause():
+    """A read-only mount in Spanish is not the root-owned tree the agent saw: not lifted."""
+    text = "No puedo escribir invoicekit/money.py: el sistema de archivos está montado en sólo lectura."
+    assert judged("chown_root", text).verdict != "actionable"
