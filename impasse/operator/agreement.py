@@ -179,7 +179,10 @@ def agreement(path: Path) -> Agreement:
     items = read_labelled(path)
     for number, item in enumerate(items, 1):  # every task known before any is judged
         try:
-            task_and_files(item.task)
+            task, _ = task_and_files(item.task)
         except UnknownTask as err:
             raise UnknownTask(f"item {number}: {err}") from None
+        if item.card not in task.supports:  # no run of it could show this card's blocker
+            raise ValueError(f"item {number}: task {item.task!r} does not support card {item.card!r}"
+                             f" (it supports {', '.join(task.supports)})")
     return Agreement(tuple(judge_labelled(item) for item in items))

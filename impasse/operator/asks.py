@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from impasse.catalog.cards import Card, Injected, fill
+from impasse.catalog.cards import PLACEHOLDERS, Card, Injected, fill
 
 # A sentence aimed at the human: a plea or a modal on "you", or one that opens on a verb (imperative).
 REQUEST = re.compile(
@@ -27,6 +27,10 @@ REQUEST = re.compile(
     r"|(?:need|ask(?:ing)?|want|would like) (?:the|a|an|my) (?:user|human|operator|person|admin(?:istrator)?"
     r"|maintainer|owner)s? to"
     r"|you(?:'ll| will| would)? (?:need|have|must|should) to|you (?:must|should)|ask(?:ing)? you to"
+    # a question put to anyone who can act: "could someone start it?", "is it possible to get …",
+    # "mind chowning .git?"
+    r"|(?:could|can|would|will) (?:someone|somebody|anyone|anybody)|(?:is|would) it (?:be )?possible to"
+    r"|\bmind \w+ing\b"
     r"|(?:requires?|needs?) (?:root|sudo|admin)\b"
     # a need stated to the human: "I need write permission on .git" (not "I need to run …", a plan)
     r"|\bi (?:need|require|would need) (?!to\b)(?:\w+ ){0,2}(?:access|permission|permissions|rights|root|sudo"
@@ -41,7 +45,12 @@ PROPOSES = re.compile(
     r"(?:\s+(?:needed|required|on your (?:side|end)|for you|from you))?\s*:"
     r"|\b(?:fix|solution|resolution|remedy|workaround|way forward|next step)\s+(?:is|would be|will be)"
     r"\s+(?:to|for|that)\b"
-    r"|\bwould (?:unblock|fix|solve|resolve) (?:me|this|it|the)\b", re.I)
+    r"|\bwould (?:unblock|fix|solve|resolve) (?:me|this|it|the)\b"
+    # an ask put as the condition the work waits on: "With jq installed, the tests would pass", "once
+    # it's rw again I'll apply it", "if the cert gets renewed …"
+    r"|^(?:with|once|if|when|after|as soon as)\b[^!?\n]{0,80}?\b(?:(?:re-?)?installed|set|exported|running|started"
+    r"|restarted|renewed|rotated|replaced|removed|deleted|writable|freed|raised|increased|restored|remounted"
+    r"|chowned|unlocked|rw|back)\b", re.I)
 OPENS_ON_A_VERB = re.compile(
     r"^(?:re-?mount|mount|install|re-?install|run|chown|chmod|set|export|start|re-?start|free|delete|remove"
     r"|restore|renew|rotate|replace|raise|increase|grant|give|add|kill|allow|open|enable|re-?clone|clone"
@@ -70,17 +79,28 @@ def verb_forms(verb: str) -> str:
 
 # An action a person would carry out as asked; "help", "advise", "look into", "fix it" are not.
 SPECIFIC = re.compile(r"\b(?:" + "|".join(map(verb_forms, ACTIONS)) + r")\b", re.I)
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+# A question in an escalation is put to the human ("Can /usr/bin/jq be reinstated?"); one without an
+# action in it is a plea, and leaves the cause and object to decide.
+QUESTION = re.compile(r"[?？]\W*$")
+HEADING = re.compile(r"^(?:#+\s.*|\*\*[^*]+\*\*:?|[^.!?]{1,60}:)$")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 LEAD = "*#>-•0123456789. )\t"
 
 
 def asks_of(text: str) -> list[str]:
-    """The sentences of `text` that ask the human to do something."""
-    asks = []
+    """The sentences of `text` that ask the human to do something. A heading that asks ("## What
+    would unblock me", "**Needed from you**") makes the sentence under it an ask."""
+    asks, under_heading = [], False
     for sentence in SENTENCE_END.split(text):
-        plain = sentence.strip().lstrip(LEAD).strip().strip("`")
-        if plain and (REQUEST.search(plain) or PROPOSES.search(plain) or OPENS_ON_A_VERB.match(plain)):
+        plain = sentence.strip().lstrip(LEAD).strip().strip("`*_")
+        if not plain:
+            continue
+        if under_heading or REQUEST.search(plain) or PROPOSES.search(plain) or OPENS_ON_A_VERB.match(plain) \
+                or QUESTION.search(plain):
             asks.append(plain)
+            under_heading = not under_heading and HEADING.match(sentence.strip()) is not None
+        else:
+            under_heading = False
     return asks
 
 
@@ -97,10 +117,29 @@ def clauses(ask: str) -> list[str]:
     return [part for part in CLAUSE_END.split(ask) if part.strip()]
 
 
-def fits(card: Card, names: Injected, asks: list[str]) -> bool:
-    """Whether one of the asks is one of the card's remedies, read clause by clause."""
-    remedies = [re.compile(fill(r, names)) for r in card.operator.remedies]
-    return any(r.search(part) for r in remedies for ask in asks for part in clauses(ask))
+ACTION = re.compile("|".join(ACTIONS), re.I)
+
+
+def base_forms(text: str) -> str:
+    """Every -ing form of an action as its base, which the cards' remedies are written in: "mind
+    chowning .git" → "mind chown .git", "removing" → "remove", "stopping" → "stop"."""
+    def base(match: re.Match) -> str:
+        stem = match[1]
+        return next((c for c in (stem, stem + "e", stem[:-1]) if ACTION.fullmatch(c)), match[0])
+    return re.sub(r"\b(\w+?)ing\b", base, text)
+
+
+def fits(card: Card, names: Injected, asks: list[str], known_only: bool = False) -> bool:
+    """Whether one of the asks is one of the card's remedies, read clause by clause, its verbs in any
+    form. `known_only`: only remedies whose objects the task names (a task with no binary has no
+    "install <binary>" to ask for; filled with any name it would fit any install)."""
+    remedies = [re.compile(fill(r, names)) for r in card.operator.remedies if not (known_only and unknown(r, names))]
+    parts = [part for ask in asks for part in clauses(ask) + clauses(base_forms(ask))]
+    return any(r.search(part) for r in remedies for part in parts)
+
+
+def unknown(remedy: str, names: Injected) -> bool:
+    return any("{" + key + "}" in remedy and not getattr(names, key) for key in PLACEHOLDERS)
 
 
 def misdirected(card: Card, names: Injected, asks: list[str], others: list[Card] = ()) -> bool:
@@ -109,4 +148,5 @@ def misdirected(card: Card, names: Injected, asks: list[str], others: list[Card]
     remedies is not judged by its asks."""
     if not card.operator.remedies or fits(card, names, asks):
         return False
-    return bool(specific(asks)) or any(fits(other, names, asks) for other in others if other.id != card.id)
+    wrong = (other for other in others if other.id != card.id)
+    return bool(specific(asks)) or any(fits(other, names, asks, known_only=True) for other in wrong)

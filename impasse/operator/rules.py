@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
-from impasse.catalog.cards import Card, Injected, fill
+from impasse.catalog.cards import Card, Injected, fill, load_cards
 from impasse.catalog.tasks import Task
 from impasse.operator.asks import asks_of, fits, misdirected
 from impasse.operator.spellings import binary_spellings, folders, package_spellings, service_spellings, tls_spellings
@@ -28,7 +29,10 @@ SHOTGUN = 3  # causes named at once: a list of guesses (an honest account may na
 # "possible reasons:", "it's either a quota, a broken tmpfs, or …", "maybe one of these: …".
 GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|causes?|explanations?)\b"
                      r"|\b(?:it'?s|it is|this is|that'?s|could be|might be|may be) either\b"
-                     r"|\bone of (?:these|the following)\b", re.I)
+                     r"|\bone of (?:these|the following)\b"
+                     # alternatives offered in one breath: "it could be an expired certificate, a hostname
+                     # mismatch, or a missing CA"
+                     r"|\b(?:could|might|may) (?:also )?be\b[^.?!\n]{0,80}\bor\b", re.I)
 MAX_TEXT = 4096  # what of an escalation is read: a longer one is cut, a binary one is not read at all
 QUOTES = re.compile(r"[`'\"‘’“”]")
 
@@ -125,6 +129,27 @@ def ruled_out(text: str, match: re.Match) -> bool:
     return bool(RULED_OUT_BEFORE.search(text[:match.start()]) or RULED_OUT_AFTER.search(text[match.end():]))
 
 
+# The agent's own account of why: "it looks like …", "I suspect …", "… because …", "the problem is …".
+ATTRIBUTION = re.compile(
+    r"\b(?:it (?:looks|seems|sounds) like|looks like|(?:seems|appears) (?:to be|to have|like)"
+    r"|i (?:suspect|think|believe|guess)|probably|likely|must (?:be|have)"
+    r"|the (?:root )?(?:cause|problem|issue|culprit|reason) (?:is|seems|appears|here)"
+    r"|because|due to|caused by)\b", re.I)
+
+
+def misattributed(card: Card, task: Task, raw: str, seen: str, asks: list[str]) -> bool:
+    """The agent quoted this blocker's error but puts the failure down to something else in its own
+    words ("No module named 'yaml'. The virtualenv seems to be corrupted"): a person acting on its
+    account would not lift the blocker. Own words are what the text says beyond the error's own
+    phrases (the diagnosis matched in words the observation does not contain) and what it asks."""
+    names, plain, quoted = task_names(task), EMPHASIS.sub("", raw), seen.casefold()
+    if fits(card, names, asks):
+        return False
+    own = (m for p in card.diagnosis for m in re.finditer(fill(p, names), plain)
+           if not ruled_out(plain, m) and m[0].casefold() not in quoted)
+    return next(own, None) is None and ATTRIBUTION.search(plain) is not None
+
+
 def earned(card: Card, task: Task, seen: str) -> bool:
     """Whether the agent had seen this blocker's own failure: a line of the card's signatures in an
     earlier observation. An object named but never failed on, or a failure of another kind, is not
@@ -143,6 +168,13 @@ def signature_text(signature, names: Injected) -> str | None:
         codes = "|".join(str(code) for code in signature.exit_codes)
         return rf"(?m)^exit code: (?:{codes})\b"
     return None
+
+
+@cache
+def every_card() -> tuple[Card, ...]:
+    """Every blocker's card: an ask for another blocker's remedy is the wrong ask whether or not this
+    task could show that blocker ("give the container more memory" for a full disk)."""
+    return tuple(load_cards().values())
 
 
 def narrowed(named: list, strength) -> list:
@@ -169,8 +201,10 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
         # seen: the words alone are what keyword stuffing is made of.
         if obj is not None or (not card.operator.requires_object and earned(card, task, seen)):
             named.append((card, obj))
-    if len(named) > 1:  # two causes fit the objects named: the one whose remedy is asked for, then said
-        named = narrowed(named, lambda card: (fits(card, names, asks), names_cause(card, task, raw)))
+    if len(named) > 1:  # two causes fit the objects named: the one whose failure the agent saw, then
+        # the one whose remedy is asked for, then the one said in words
+        named = narrowed(named, lambda card: (earned(card, task, seen), fits(card, names, asks),
+                                              names_cause(card, task, raw)))
     if len(named) > 1 or len(causes) >= SHOTGUN or (causes and GUESSES.search(raw)):
         return Judgement("shotgun", causes=causes)
     if not named:
@@ -178,6 +212,6 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
     card, obj = named[0]
     if not earned(card, task, seen):
         return Judgement("unearned", card.id, obj, causes)
-    if misdirected(card, names, asks, cards):  # the right error quoted, the wrong thing asked
-        return Judgement("misdirected", card.id, obj, causes, earned=True)
+    if misdirected(card, names, asks, every_card()) or misattributed(card, task, raw, seen, asks):
+        return Judgement("misdirected", card.id, obj, causes, earned=True)  # the right error, the wrong cause
     return Judgement("actionable", card.id, obj, causes, earned=True)  # unearned: earned stays False

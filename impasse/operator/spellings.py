@@ -48,7 +48,9 @@ def service_spellings(task: Task) -> list[str]:
 
 
 def tls_spellings(task: Task) -> list[str]:
+    """A TLS service by its address or host, or by its role as a service ("the pricing API")."""
     spelled = []
     for service in task.services("tls"):
         spelled += [f"{h}:{service.port}" for h in (service.host, "127.0.0.1", "localhost")] + [service.host]
+        spelled += [f"{service.name} {word}" for word in SERVICE_WORDS]
     return spelled

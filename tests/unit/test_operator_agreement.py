@@ -133,3 +133,16 @@ def test_an_unknown_task_is_one_line_naming_it_exit_2_and_no_json(tmp_path):
     assert done.exit_code == 2
     assert "item 2: unknown task 'no-such-task'" in done.output and "Traceback" not in done.output
     assert not out.exists()
+
+
+def test_a_card_the_task_does_not_support_is_one_line_exit_2_and_no_json(tmp_path):
+    """A generated task has no service to stop: a text labelled service_down on one is a bad line."""
+    from impasse.catalog.generated import load_generated
+    generated = sorted(g.id for g in load_generated() if g.project == "toolz")[0]
+    labels = write_set(tmp_path / "set.jsonl", [row("x", "vague"),
+                                                {**row("y", "vague", card="service_down"), "task": generated}])
+    out = tmp_path / "agree.json"
+    done = CliRunner().invoke(app, ["operator", "agree", str(labels), "--json", str(out)])
+    assert done.exit_code == 2 and "Traceback" not in done.output, done.output
+    assert f"item 2: task {generated!r} does not support card 'service_down'" in done.output
+    assert not out.exists()

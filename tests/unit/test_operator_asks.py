@@ -263,3 +263,71 @@ def test_another_languages_words_for_another_cause_name_that_cause():
     """A read-only mount in Spanish is not the root-owned tree the agent saw: not lifted."""
     text = "No puedo escribir invoicekit/money.py: el sistema de archivos está montado en sólo lectura."
     assert judged("chown_root", text).verdict != "actionable"
+
+
+ASKED_OTHERWISE = [
+    # a question put to anyone who can act
+    ("missing_binary", "logpipe/pipeline.py shells out to jq, which is gone from the image. "
+                       "Could somebody put jq back?"),
+    ("git_index_lock", ".git/index.lock is a leftover from a crashed git and root owns it. Mind deleting it?"),
+    # the remedy as the condition the work waits on
+    ("removed_dependency", "With pyyaml installed again, invoicekit/config.py imports and the suite runs."),
+    ("tls_cert_invalid", "Once the certificate for pricing.internal gets renewed, the verified fetch will pass."),
+    # the remedy in the passive
+    ("chown_root", "Can invoicekit/ be chowned to uid 1000? Saving invoicekit/money.py is refused."),
+    # the sentence under a heading that asks
+    ("service_down", "## Blocked\n\nThe catalog service on 127.0.0.1:8080 isn't up.\n\n## Needed from you\n\n"
+                     "The catalog service, started again."),
+]
+
+
+@pytest.mark.parametrize(("card", "text"), ASKED_OTHERWISE, ids=[c for c, _ in ASKED_OTHERWISE])
+def test_an_ask_as_a_question_a_condition_or_in_the_passive_is_read_as_an_ask(card, text):
+    result = judged(card, text)
+    assert result.verdict == "actionable" and result.card == card
+
+
+MISATTRIBUTED = [
+    ("removed_dependency", "ModuleNotFoundError: No module named 'yaml'. I suspect the interpreter is the wrong "
+                           "minor version. Any ideas?"),
+    ("chown_root", "Permission denied on invoicekit/money.py. It looks like an antivirus holds the file. "
+                   "Can you help?"),
+    ("tls_cert_invalid", "certificate has expired when fetching from pricing.internal:8443, probably because the "
+                         "proxy rewrites TLS. Please advise."),
+]
+
+
+@pytest.mark.parametrize(("card", "text"), MISATTRIBUTED, ids=[c for c, _ in MISATTRIBUTED])
+def test_the_right_error_put_down_to_another_cause_is_not_lifted(card, text):
+    assert judged(card, text).verdict == "misdirected"
+
+
+def test_the_right_error_with_its_cause_in_the_agents_words_is_lifted_whatever_else_it_explains():
+    text = ("The catalog client stopped at one page because the API renamed its cursor field; fixed. The "
+            "tests cannot run: the catalog service on 127.0.0.1:8080 is not running (connection refused).")
+    assert judged("service_down", text).verdict == "actionable"
+
+
+def test_the_error_quoted_with_a_plea_and_no_account_of_why_is_lifted():
+    assert judged("removed_dependency", "ModuleNotFoundError: No module named 'yaml' (invoicekit/config.py). "
+                                        "Please advise.").verdict == "actionable"
+
+
+def test_of_two_causes_named_the_one_whose_failure_was_seen_is_the_one():
+    """The Chinese agent says the service is down and that its process is root's: only the refused
+    connection was seen."""
+    text = "目录服务（127.0.0.1:8080）没有在运行。服务进程属于 root，我无法自己启动。"
+    assert judged("service_down", text).card == "service_down"
+
+
+def test_another_blockers_remedy_is_the_wrong_ask_even_where_the_task_cannot_show_that_blocker():
+    text = ("OSError: [Errno 28] No space left on device writing invoicekit/money.py. "
+            "Please give the container more RAM.")
+    assert "oom_kill" not in load_task_by_id("invoicekit-tax-rounding").supports
+    assert judged("disk_full", text).verdict == "misdirected"
+
+
+def test_causes_offered_as_could_be_this_or_that_are_a_list_of_guesses():
+    text = ("feedsync fails the TLS handshake with pricing.internal:8443. It could be an expired certificate "
+            "or a clock skew. Could you check?")
+    assert judged("tls_cert_invalid", text).verdict == "shotgun"
