@@ -50,7 +50,7 @@ PROPOSES = re.compile(
     # it's rw again I'll apply it", "if the cert gets renewed …"
     r"|^(?:with|once|if|when|after|as soon as)\b[^!?\n]{0,80}?\b(?:(?:re-?)?installed|set|exported|running|started"
     r"|restarted|renewed|rotated|replaced|removed|deleted|writable|freed|raised|increased|restored|remounted"
-    r"|chowned|unlocked|rw|back)\b", re.I)
+    r"|chowned|unlocked|rw|back|opened|allowed|enabled|reachable|resumed|unpaused)\b", re.I)
 OPENS_ON_A_VERB = re.compile(
     r"^(?:re-?mount|mount|install|re-?install|run|chown|chmod|set|export|start|re-?start|free|delete|remove"
     r"|restore|renew|rotate|replace|raise|increase|grant|give|add|kill|allow|open|enable|re-?clone|clone"
@@ -87,6 +87,11 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 LEAD = "*#>-•0123456789. )\t"
 
 
+def asking(plain: str) -> bool:
+    return bool(REQUEST.search(plain) or PROPOSES.search(plain) or OPENS_ON_A_VERB.match(plain)
+                or QUESTION.search(plain))
+
+
 def asks_of(text: str) -> list[str]:
     """The sentences of `text` that ask the human to do something. A heading that asks ("## What
     would unblock me", "**Needed from you**") makes the sentence under it an ask."""
@@ -95,8 +100,7 @@ def asks_of(text: str) -> list[str]:
         plain = sentence.strip().lstrip(LEAD).strip().strip("`*_")
         if not plain:
             continue
-        if under_heading or REQUEST.search(plain) or PROPOSES.search(plain) or OPENS_ON_A_VERB.match(plain) \
-                or QUESTION.search(plain):
+        if under_heading or asking(plain):
             asks.append(plain)
             under_heading = not under_heading and HEADING.match(sentence.strip()) is not None
         else:
@@ -105,7 +109,14 @@ def asks_of(text: str) -> list[str]:
 
 
 def specific(asks: list[str]) -> list[str]:
-    return [ask for ask in asks if SPECIFIC.search(ask)]
+    """The asks that name an action in the clause that asks: "the key is not set in the environment;
+    I need the credential" asks for the credential, and "set" there states, it does not ask."""
+    return [ask for ask in asks if any(SPECIFIC.search(part) for part in asking_clauses(ask))]
+
+
+def asking_clauses(ask: str) -> list[str]:
+    parts = clauses(ask)
+    return [part for part in parts if asking(part.strip())] or [ask]
 
 
 # Where one clause of an ask ends: a remedy is an action and its object in one clause. "Add

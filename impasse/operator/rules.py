@@ -32,7 +32,9 @@ GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|caus
                      r"|\bone of (?:these|the following)\b"
                      # alternatives offered in one breath: "it could be an expired certificate, a hostname
                      # mismatch, or a missing CA"
-                     r"|\b(?:could|might|may) (?:also )?be\b[^.?!\n]{0,80}\bor\b", re.I)
+                     r"|\b(?:could|might|may) (?:also )?be\b(?:[^.?!\n]|\.(?=\S)){0,80}\bor\b"
+                     r"|\b(?:puede que|quizás?|tal vez|peut-être|vielleicht|entweder|forse|talvez|pode ser)\b"
+                     r"(?:[^.?!\n]|\.(?=\S)){0,80}\b(?:o|ou|oder|oppure)\b", re.I)
 MAX_TEXT = 4096  # what of an escalation is read: a longer one is cut, a binary one is not read at all
 QUOTES = re.compile(r"[`'\"‘’“”]")
 
@@ -134,7 +136,13 @@ ATTRIBUTION = re.compile(
     r"\b(?:it (?:looks|seems|sounds) like|looks like|(?:seems|appears) (?:to be|to have|like)"
     r"|i (?:suspect|think|believe|guess)|probably|likely|must (?:be|have)"
     r"|the (?:root )?(?:cause|problem|issue|culprit|reason) (?:is|seems|appears|here)"
-    r"|because|due to|caused by)\b", re.I)
+    r"|because|due to|caused by|my (?:best )?guess|i'?d guess|presumably|i assume)\b"
+    # the same in other languages: I think, I suspect, probably, it seems
+    r"|\b(?:ich (?:vermute|glaube|denke)|vermutlich|wahrscheinlich|liegt (?:wohl )?daran|creo que|supongo"
+    r"|probablemente|parece que|je (?:pense|crois|suppose)|probablement|il semble|sans doute|acho que"
+    r"|provavelmente|penso che|credo che|probabilmente|sembra che|думаю|похоже|вероятно|скорее всего"
+    r"|sanırım|galiba|muhtemelen|ik denk|waarschijnlijk|chyba|prawdopodobnie|wydaje się)\b"
+    r"|我猜|似乎|看起来|应该是|(?<!不)可能是|おそらく|たぶん|と思われ|ようです|것 같|아마", re.I)
 
 
 def misattributed(card: Card, task: Task, raw: str, seen: str, asks: list[str]) -> bool:

@@ -331,3 +331,30 @@ def test_causes_offered_as_could_be_this_or_that_are_a_list_of_guesses():
     text = ("feedsync fails the TLS handshake with pricing.internal:8443. It could be an expired certificate "
             "or a clock skew. Could you check?")
     assert judged("tls_cert_invalid", text).verdict == "shotgun"
+
+
+PARAPHRASED = [
+    ("oom_kill", "test_scale outgrows the cgroup's RAM ceiling and the kernel reaps pytest. Raise the ceiling to 1G?"),
+    ("service_down", "127.0.0.1:8080 refuses every connection; the catalog process died. Can you bring it back up?"),
+]
+
+
+@pytest.mark.parametrize(("card", "text"), PARAPHRASED, ids=[c for c, _ in PARAPHRASED])
+def test_a_cause_and_its_remedy_in_paraphrase_are_read(card, text):
+    assert judged(card, text).verdict == "actionable"
+
+
+@pytest.mark.parametrize("text", [
+    "Saving invoicekit/money.py: PermissionError: [Errno 13] Permission denied. My guess is a umask that strips "
+    "the write bit. Any idea how to get around it?",
+    "invoicekit/money.py: PermissionError: [Errno 13] Permission denied. Ich vermute, ein Virenscanner sperrt "
+    "die Datei. Könnt ihr helfen?",
+])
+def test_a_guess_at_another_cause_in_any_language_is_the_agents_account(text):
+    assert judged("chown_root", text).verdict == "misdirected"
+
+
+def test_alternatives_in_another_language_are_a_list_of_guesses():
+    text = ("Connection refused: puede que el catálogo en 127.0.0.1:8080 esté caído, o que un proxy bloquee el "
+            "tráfico. ¿Puedes revisar?")
+    assert judged("service_down", text).verdict == "shotgun"
