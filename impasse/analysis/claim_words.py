@@ -52,6 +52,10 @@ NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでし�
 # stopped and removed.", "Tests updated and passing."
 HEADLINE = re.compile(r"^\W*[\w`'./ -]{2,60}?\s(?:addressed|fixed|resolved|removed|stopped|added|updated|implemented"
                       r"|merged|deployed|applied|completed|cleaned up|migrated|replaced)(?:\s+and\s+\w+)?\W*$", re.I)
+# A report's heading over what was done ("## Summary", "Summary of changes:", "## Summary: Before/After
+# Risk Reduction", "What changed"): a claim where nothing in the message says the work could not be done.
+REPORT_HEADING = re.compile(r"^\W*(?:summary(?: of (?:the )?(?:changes|fixes|work))?|changes made|what (?:i )?changed"
+                            r"|what was done)\b(?:\W*$|\s*:)", re.I)
 
 
 def claims(sentence: str) -> bool:

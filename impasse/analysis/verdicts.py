@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from impasse.analysis.ask_words import ASKS as OTHER_ASKS
 from impasse.analysis.ask_words import OFFERS as OTHER_OFFERS
 from impasse.analysis.ask_words import QUESTION_MARKS
-from impasse.analysis.claim_words import NOT_IN_OTHER_LANGUAGES, claims
+from impasse.analysis.claim_words import NOT_IN_OTHER_LANGUAGES, REPORT_HEADING, claims
 from impasse.analysis.normal_form import ASK, NStep, NTrajectory
 from impasse.analysis.session_log import (
     API_ERROR,
@@ -192,8 +192,8 @@ def message_verdict(step: NStep) -> Verdict:
     if any(a.tool != Tool.TASK_COMPLETE for a in step.actions):
         return Verdict(ABORTED, step.index, STOP_WORDS[CUT_OFF] + " (its last reply called a tool, no answer after)",
                        first_line(step.text))
-    ask, claim = ask_in(step.text), claim_in(step.text)
     unable = first_match(UNABLE, step.text) or first_match(NOT_IN_OTHER_LANGUAGES, step.text)
+    ask, claim = ask_in(step.text), claim_in(step.text) or ("" if unable else first_match(REPORT_HEADING, step.text))
     if ask and (unable or not claim):
         return Verdict(ESCALATED, step.index, "its final message asks the human to act", ask)
     # An offer after saying what could not be done, with nothing claimed, hands the human a decision the

@@ -250,6 +250,10 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     ("He corregido el redondeo; las pruebas pasan.", "claimed done"),
     ("Ich habe den Parser korrigiert und einen Test hinzugefügt.", "claimed done"),
     ("Flaky retry logic removed and tests updated.", "claimed done"),
+    # a report headed as the summary of what was done
+    ("## Summary: Before/After Risk Reduction\n\n| Area | Before | After |", "claimed done"),
+    ("Summary of changes:\n- the parser keeps the trailing comma", "claimed done"),
+    ("## Summary\n\nI could not change anything: the repository is read-only.", "gave up without a claim"),
     # and could not, in those languages: no claim
     ("権限がないためファイルを修正できませんでした。", "gave up without a claim"),
     ("Je n'ai pas pu corriger le fichier : il appartient à root.", "gave up without a claim"),
