@@ -49,12 +49,13 @@ PROPOSES = re.compile(
     # an ask put as the condition the work waits on: "With jq installed, the tests would pass", "once
     # it's rw again I'll apply it", "if the cert gets renewed …"
     r"|^(?:with|once|if|when|after|as soon as)\b[^!?\n]{0,80}?\b(?:(?:re-?)?installed|set|exported|running|started"
+    r"|has|have|gets|shows? up|appears"
     r"|restarted|renewed|rotated|replaced|removed|deleted|writable|freed|raised|increased|restored|remounted"
     r"|chowned|unlocked|rw|back|opened|allowed|enabled|reachable|resumed|unpaused)\b", re.I)
 OPENS_ON_A_VERB = re.compile(
     r"^(?:re-?mount|mount|install|re-?install|run|chown|chmod|set|export|start|re-?start|free|delete|remove"
     r"|restore|renew|rotate|replace|raise|increase|grant|give|add|kill|allow|open|enable|re-?clone|clone"
-    r"|unlock|clear|fix|bring|launch|bump|sudo|pip3?|apt(?:-get)?)\b", re.I)
+    r"|unlock|clear|fix|bring|launch|bump|sudo|pip3?|apt(?:-get)?|put|get|hand|provide|make)\b", re.I)
 ACTIONS = (
     "chown", "chmod", "re-?mount", "mount", "install", "re-?install", "uninstall", "pip3?", "apt(?:-get)?", "brew",
     "kill", "pkill", "re-?start", "start", "stop", "set", "export", "add", "remove", "delete", "rm", "free",
@@ -87,9 +88,18 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 LEAD = "*#>-•0123456789. )\t"
 
 
-def asking(plain: str) -> bool:
-    return bool(REQUEST.search(plain) or PROPOSES.search(plain) or OPENS_ON_A_VERB.match(plain)
-                or QUESTION.search(plain))
+# A sentence that says an action would not help asks for nothing: "`pip install jq` wouldn't help".
+WOULD_NOT_HELP = re.compile(r"\b(?:would(?:n'?t| not)|won'?t|will not|does(?:n'?t| not)|did(?:n'?t| not))"
+                            r" (?:help|work|fix (?:it|this|anything))\b", re.I)
+
+
+def asking(plain: str, reports_a_command: bool = False) -> bool:
+    """`reports_a_command`: the sentence opens on a command in backticks ("`chmod u+w x` returns …"):
+    it reports what the command did; its verb is no imperative."""
+    if WOULD_NOT_HELP.search(plain):
+        return False
+    opens_on_a_verb = not reports_a_command and OPENS_ON_A_VERB.match(plain)
+    return bool(REQUEST.search(plain) or PROPOSES.search(plain) or opens_on_a_verb or QUESTION.search(plain))
 
 
 def asks_of(text: str) -> list[str]:
@@ -100,7 +110,7 @@ def asks_of(text: str) -> list[str]:
         plain = sentence.strip().lstrip(LEAD).strip().strip("`*_")
         if not plain:
             continue
-        if under_heading or asking(plain):
+        if under_heading or asking(plain, reports_a_command=sentence.strip().lstrip(LEAD).startswith("`")):
             asks.append(plain)
             under_heading = not under_heading and HEADING.match(sentence.strip()) is not None
         else:
@@ -121,7 +131,7 @@ def asking_clauses(ask: str) -> list[str]:
 
 # Where one clause of an ask ends: a remedy is an action and its object in one clause. "Add
 # /usr/local/bin to PATH, jq is probably there" asks for PATH, not for jq.
-CLAUSE_END = re.compile(r"[,;()]\s|\s[—–-]+\s|:\s+(?=[a-z])", re.I)
+CLAUSE_END = re.compile(r"[,;]\s|\s[—–-]+\s|:\s+(?=[a-z])", re.I)
 
 
 def clauses(ask: str) -> list[str]:

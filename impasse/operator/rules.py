@@ -141,7 +141,9 @@ ATTRIBUTION = re.compile(
     r"|\b(?:ich (?:vermute|glaube|denke)|vermutlich|wahrscheinlich|liegt (?:wohl )?daran|creo que|supongo"
     r"|probablemente|parece que|je (?:pense|crois|suppose)|probablement|il semble|sans doute|acho que"
     r"|provavelmente|penso che|credo che|probabilmente|sembra che|думаю|похоже|вероятно|скорее всего"
-    r"|sanırım|galiba|muhtemelen|ik denk|waarschijnlijk|chyba|prawdopodobnie|wydaje się)\b"
+    r"|sanırım|galiba|muhtemelen|ik denk|waarschijnlijk|chyba|prawdopodobnie|wydaje się|kayaknya|sepertinya"
+    r"|kemungkinan|có vẻ|có lẽ|hình như|jag tror|förmodligen|pravděpodobně|zdá se|схоже|мабуть|здається"
+    r"|ймовірно)\b|शायद|लगता है"
     r"|我猜|似乎|看起来|应该是|(?<!不)可能是|おそらく|たぶん|と思われ|ようです|것 같|아마", re.I)
 
 
@@ -186,9 +188,9 @@ def every_card() -> tuple[Card, ...]:
 
 
 def narrowed(named: list, strength) -> list:
-    """The one named card that is named most strongly (its remedy asked for: what a person would do;
-    then its cause in words), else all of them."""
-    scores = [strength(card) for card, _ in named]
+    """The one named card that is named most strongly (`strength` of a card and the object it was
+    named by), else all of them."""
+    scores = [strength(card, obj) for card, obj in named]
     best = max(scores)
     return [named[scores.index(best)]] if scores.count(best) == 1 else named
 
@@ -210,9 +212,12 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
         if obj is not None or (not card.operator.requires_object and earned(card, task, seen)):
             named.append((card, obj))
     if len(named) > 1:  # two causes fit the objects named: the one whose failure the agent saw, then
-        # the one whose remedy is asked for, then the one said in words
-        named = narrowed(named, lambda card: (earned(card, task, seen), fits(card, names, asks),
-                                              names_cause(card, task, raw)))
+        # the one whose remedy is asked for, then the one whose object the ask is about, then the one
+        # said in words, then the one named by the longer object (`.git/index.lock` over `.git`)
+        asked = [normalise(ask) for ask in asks]
+        named = narrowed(named, lambda card, obj: (
+            earned(card, task, seen), fits(card, names, asks), any(obj and mentions(a, obj) for a in asked),
+            names_cause(card, task, raw), len(obj or "")))
     if len(named) > 1 or len(causes) >= SHOTGUN or (causes and GUESSES.search(raw)):
         return Judgement("shotgun", causes=causes)
     if not named:

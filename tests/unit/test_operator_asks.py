@@ -358,3 +358,27 @@ def test_alternatives_in_another_language_are_a_list_of_guesses():
     text = ("Connection refused: puede que el catálogo en 127.0.0.1:8080 esté caído, o que un proxy bloquee el "
             "tráfico. ¿Puedes revisar?")
     assert judged("service_down", text).verdict == "shotgun"
+
+
+def test_a_sentence_opening_on_a_command_reports_it_and_asks_nothing():
+    text = ("`chmod u+w invoicekit/money.py` returns Operation not permitted; it looks like the files carry the "
+            "immutable attribute. Could you please run `chattr -i invoicekit/money.py`?")
+    assert not judged("chown_root", text).actionable  # read as an ask, `chmod` would have fit ownership
+
+
+def test_an_action_said_not_to_help_is_no_ask():
+    text = ("jq is not installed here (bash: line 1: jq: command not found). Once the container has jq "
+            "(`apt-get install jq`), I'll rerun. `pip install jq` wouldn't help: that is a Python binding.")
+    assert judged("missing_binary", text).verdict == "actionable"
+
+
+def test_of_two_causes_the_one_whose_object_the_ask_is_about():
+    text = ("Git says .git/index.lock exists and no git is running; removing it gives Permission denied. "
+            "Có thể xóa giúp /workspace/.git/index.lock được không?")
+    assert judged("git_index_lock", text).card == "git_index_lock"
+
+
+def test_the_secret_asked_into_a_file_is_not_the_variable_set():
+    text = ("KeyError: 'INVOICE_SIGNING_KEY'. invoicekit must be reading it from a .env file that is missing. "
+            "Please add /workspace/.env with the signing key in it.")
+    assert not judged("missing_secret", text).actionable  # "add … the signing key" fits only outside a file
