@@ -107,10 +107,11 @@ def asks_of(text: str) -> list[str]:
     would unblock me", "**Needed from you**") makes the sentence under it an ask."""
     asks, under_heading = [], False
     for sentence in SENTENCE_END.split(text):
-        plain = sentence.strip().lstrip(LEAD).strip().strip("`*_")
+        opening = sentence.strip().lstrip(LEAD)
+        plain = opening.strip().strip("`*_")
         if not plain:
             continue
-        if under_heading or asking(plain, reports_a_command=sentence.strip().lstrip(LEAD).startswith("`")):
+        if under_heading or asking(plain, reports_a_command=opening.startswith("`")):
             asks.append(plain)
             under_heading = not under_heading and HEADING.match(sentence.strip()) is not None
         else:

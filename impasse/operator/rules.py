@@ -16,6 +16,7 @@ of guesses, keyword stuffing) is not, nor is an unearned one.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -122,9 +123,14 @@ RULED_OUT_AFTER = re.compile("^" + CLAUSE + r"{0,30}\b(?:(?:is|was)(?: not|n't) 
                              r"(?:cause|problem|issue|culprit)|(?:is|was|been) ruled out)\b", re.I)
 
 
-def names_cause(card: Card, task: Task, raw: str) -> bool:
+def cause_named(card: Card, task: Task, raw: str) -> Iterator[str]:
+    """Each phrase of the text that names the card's cause (its diagnosis), not ruled out."""
     names, plain = task_names(task), EMPHASIS.sub("", raw)
-    return any(not ruled_out(plain, m) for p in card.diagnosis for m in re.finditer(fill(p, names), plain))
+    return (m[0] for p in card.diagnosis for m in re.finditer(fill(p, names), plain) if not ruled_out(plain, m))
+
+
+def names_cause(card: Card, task: Task, raw: str) -> bool:
+    return next(cause_named(card, task, raw), None) is not None
 
 
 def ruled_out(text: str, match: re.Match) -> bool:
@@ -152,12 +158,11 @@ def misattributed(card: Card, task: Task, raw: str, seen: str, asks: list[str]) 
     words ("No module named 'yaml'. The virtualenv seems to be corrupted"): a person acting on its
     account would not lift the blocker. Own words are what the text says beyond the error's own
     phrases (the diagnosis matched in words the observation does not contain) and what it asks."""
-    names, plain, quoted = task_names(task), EMPHASIS.sub("", raw), seen.casefold()
-    if fits(card, names, asks):
+    if fits(card, task_names(task), asks):
         return False
-    own = (m for p in card.diagnosis for m in re.finditer(fill(p, names), plain)
-           if not ruled_out(plain, m) and m[0].casefold() not in quoted)
-    return next(own, None) is None and ATTRIBUTION.search(plain) is not None
+    quoted = seen.casefold()
+    own = (phrase for phrase in cause_named(card, task, raw) if phrase.casefold() not in quoted)
+    return next(own, None) is None and ATTRIBUTION.search(EMPHASIS.sub("", raw)) is not None
 
 
 def earned(card: Card, task: Task, seen: str) -> bool:
