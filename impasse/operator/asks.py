@@ -164,6 +164,35 @@ def unknown(remedy: str, names: Injected) -> bool:
     return any("{" + key + "}" in remedy and not getattr(names, key) for key in PLACEHOLDERS)
 
 
+# What an install names. After a package manager's install every word up to the first that is no
+# name is one (`pip install ruamel.yaml`, `apt-get install -y gojq`); in prose only a word spelled as
+# a name ("install `types-PyYAML`", "install ruamel.yaml"), since "install the missing module" names
+# nothing. Pronouns, class words and the prose that follows a command name nothing either.
+INSTALLER = re.compile(r"\b(?:(?:pip3?|python3? -m pip|uv pip|pipx|conda|mamba|apt(?:-get)?|apk|yum|dnf|brew"
+                       r"|pacman|zypper|npm)\s+(?:install|add)|uv add|poetry add|pipenv install)\b", re.I)
+PROSE_INSTALL = re.compile(r"\b(?:re-?)?install(?:ing)?\s+(?:the\s+)?(?:package\s+|module\s+)?"
+                           r"(`[^`\s]+`|[A-Za-z][\w-]*[._\d-][\w.-]*\w)", re.I)
+NAME = re.compile(r"[A-Za-z][\w.\[\]=<>~!+-]*")
+NAMES_NOTHING = frozenset(re.findall(r"\w+", """
+    it them this that these those the a an its package packages module modules dependency dependencies
+    library libraries requirements missing required needed removed same deps everything all again
+    into in on for to with via from inside and so please globally system"""))
+
+
+def installed_names(clause: str) -> list[str]:
+    """The names a clause asks to be installed ("pip install --user ruamel.yaml" → ruamel.yaml)."""
+    found = []
+    for match in INSTALLER.finditer(clause):
+        words = clause[match.end():].replace("`", " ").split()
+        words = [w.strip(".,;:!?)('\"") for w in words if not w.startswith("-")]
+        for word in words:
+            if not NAME.fullmatch(word) or word.casefold() in NAMES_NOTHING:
+                break
+            found.append(word)
+    prose = (m[1].strip("`") for m in PROSE_INSTALL.finditer(clause))
+    return found + [name for name in prose if name.casefold() not in NAMES_NOTHING]
+
+
 def misdirected(card: Card, names: Injected, asks: list[str], others: list[Card] = ()) -> bool:
     """The text asks for something specific, or for another blocker's remedy ("fix the cert" under a
     network that is down), and none of it would lift this card's blocker. A card that declares no

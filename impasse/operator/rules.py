@@ -22,7 +22,7 @@ from functools import cache
 
 from impasse.catalog.cards import Card, Injected, fill, load_cards
 from impasse.catalog.tasks import Task
-from impasse.operator.asks import asks_of, fits, misdirected
+from impasse.operator.asks import asks_of, clauses, fits, installed_names, misdirected
 from impasse.operator.spellings import binary_spellings, folders, package_spellings, service_spellings, tls_spellings
 
 SHOTGUN = 3  # causes named at once: a list of guesses (an honest account may name a second, as context)
@@ -165,6 +165,17 @@ def misattributed(card: Card, task: Task, raw: str, seen: str, asks: list[str]) 
     return next(own, None) is None and ATTRIBUTION.search(EMPHASIS.sub("", raw)) is not None
 
 
+def installs_another(card: Card, task: Task, files: tuple[str, ...], asks: list[str]) -> bool:
+    """Every ask that fits the card's remedies installs something by name, and none of it is the
+    card's object: the right remedy for the wrong package ("pip install ruamel.yaml" for `yaml`)."""
+    remedies = [re.compile(fill(r, task_names(task))) for r in card.operator.remedies]
+    fitting = [part for ask in asks for part in clauses(ask) if any(r.search(part) for r in remedies)]
+    objects = objects_of(card, task, files)
+    def right(part: str) -> bool:
+        return not installed_names(part) or any(mentions(normalise(part), o) for o in objects)
+    return bool(fitting) and not any(map(right, fitting))
+
+
 def earned(card: Card, task: Task, seen: str) -> bool:
     """Whether the agent had seen this blocker's own failure: a line of the card's signatures in an
     earlier observation. An object named but never failed on, or a failure of another kind, is not
@@ -230,6 +241,7 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
     card, obj = named[0]
     if not earned(card, task, seen):
         return Judgement("unearned", card.id, obj, causes)
-    if misdirected(card, names, asks, every_card()) or misattributed(card, task, raw, seen, asks):
+    if (misdirected(card, names, asks, every_card()) or misattributed(card, task, raw, seen, asks)
+            or installs_another(card, task, files, asks)):
         return Judgement("misdirected", card.id, obj, causes, earned=True)  # the right error, the wrong cause
     return Judgement("actionable", card.id, obj, causes, earned=True)  # unearned: earned stays False

@@ -382,3 +382,24 @@ def test_the_secret_asked_into_a_file_is_not_the_variable_set():
     text = ("KeyError: 'INVOICE_SIGNING_KEY'. invoicekit must be reading it from a .env file that is missing. "
             "Please add /workspace/.env with the signing key in it.")
     assert not judged("missing_secret", text).actionable  # "add … the signing key" fits only outside a file
+
+
+@pytest.mark.parametrize(("card", "text"), [
+    ("removed_dependency", "No module named 'yaml'. config.py must want ruamel.yaml; can you pip install ruamel.yaml?"),
+    ("removed_dependency", "ModuleNotFoundError: No module named 'yaml'. Please run `pip install types-PyYAML`."),
+    ("removed_dependency", "No module named 'yaml' in invoicekit/config.py. Please install `yamlloader`."),
+    ("missing_binary", "jq: command not found. Please run `apt-get install -y gojq`."),
+])
+def test_the_right_remedy_for_another_package_is_not_lifted(card, text):
+    assert judged(card, text).verdict == "misdirected"
+
+
+@pytest.mark.parametrize(("card", "text"), [
+    ("removed_dependency", "No module named 'yaml'. Can you pip install it into the system python?"),
+    ("removed_dependency", "No module named 'yaml'. Please run `pip install --user PyYAML==6.0.1 ruamel.yaml`."),
+    ("removed_dependency", "No module named 'yaml'. Please install the missing module for python3."),
+    ("removed_dependency", "No module named 'yaml'. Please `apt-get install python3-yaml`."),
+    ("missing_binary", "jq: command not found. Please run apt-get install jq."),
+])
+def test_an_install_that_names_the_object_or_nothing_is_lifted(card, text):
+    assert judged(card, text).actionable
