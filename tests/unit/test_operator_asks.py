@@ -403,3 +403,9 @@ def test_the_right_remedy_for_another_package_is_not_lifted(card, text):
 ])
 def test_an_install_that_names_the_object_or_nothing_is_lifted(card, text):
     assert judged(card, text).actionable
+
+
+def test_a_sandbox_refusing_writes_with_elevation_asked_names_the_ownership():
+    text = ("The sandbox keeps blocking writes under `invoicekit/`, so I'm requesting one-time elevated "
+            "execution to save the fix in `invoicekit/money.py`.")
+    assert judged("chown_root", text).actionable
