@@ -9,9 +9,7 @@ from functools import lru_cache
 
 from impasse.analysis.metrics import CompiledCard
 from impasse.analysis.verdicts import UNABLE, UNABLE_UNNAMED, ask_in, sentences
-from impasse.catalog.cards import PLACEHOLDERS, Injected, fill
-
-NEVER = "(?!)"
+from impasse.catalog.cards import NEVER, Injected, fill
 
 # How people name each kind of wall in a sentence that also says something failed (verdicts.UNABLE).
 WALL_WORDS = {
@@ -73,10 +71,4 @@ def diagnosis_naming(compiled: CompiledCard, name: str | None) -> list[re.Patter
 def named_diagnosis(card_id: str, diagnosis: tuple[str, ...], name: str | None) -> list[re.Pattern]:
     names = (name,) if name else ()
     known = Injected(names, names, names)
-    return [re.compile(fill(d, known) if name else fill_never(d), re.M) for d in diagnosis]
-
-
-def fill_never(pattern: str) -> str:
-    for key in PLACEHOLDERS:
-        pattern = pattern.replace("{" + key + "}", NEVER)
-    return pattern
+    return [re.compile(fill(d, known, unknown=NEVER), re.M) for d in diagnosis]

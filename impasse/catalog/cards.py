@@ -19,7 +19,8 @@ from impasse.paths import CARDS
 
 FAMILIES_FILE = "families.yaml"
 PLACEHOLDERS = ("python_packages", "binaries", "secrets")
-ANY_NAME = r"[\w.+-]+"
+ANY_NAME = r"[\w.+-]+"  # an unknown name in a pattern: any plausible one
+NEVER = "(?!)"  # or none: where a name that may match anything would read every text as the blocker's
 REQUIREMENTS = ("writes", "python_package", "binary", "secret", "service", "tls_service", "download",
                 "commit", "memory")
 
@@ -32,14 +33,15 @@ class Injected:
     binaries: tuple[str, ...] = ()
     secrets: tuple[str, ...] = ()
 
-    def alternation(self, key: str) -> str:
+    def alternation(self, key: str, unknown: str = ANY_NAME) -> str:
         names = getattr(self, key)
-        return "(?:" + "|".join(re.escape(n) for n in names) + ")" if names else ANY_NAME
+        return "(?:" + "|".join(re.escape(n) for n in names) + ")" if names else unknown
 
 
-def fill(pattern: str, injected: Injected) -> str:
+def fill(pattern: str, injected: Injected, unknown: str = ANY_NAME) -> str:
+    """`unknown`: what a placeholder with no name injected becomes (ANY_NAME or NEVER)."""
     for key in PLACEHOLDERS:
-        pattern = pattern.replace("{" + key + "}", injected.alternation(key))
+        pattern = pattern.replace("{" + key + "}", injected.alternation(key, unknown))
     return pattern
 
 

@@ -16,8 +16,9 @@ An escalation whose specific asks fit none of the named card's remedies asked fo
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from impasse.catalog.cards import PLACEHOLDERS, Card, Injected, fill
+from impasse.catalog.cards import ANY_NAME, NEVER, Card, Injected, fill
 
 # A sentence aimed at the human: a plea or a modal on "you", or one that opens on a verb (imperative).
 REQUEST = re.compile(
@@ -153,15 +154,16 @@ def base_forms(text: str) -> str:
 
 def fits(card: Card, names: Injected, asks: list[str], known_only: bool = False) -> bool:
     """Whether one of the asks is one of the card's remedies, read clause by clause, its verbs in any
-    form. `known_only`: only remedies whose objects the task names (a task with no binary has no
-    "install <binary>" to ask for; filled with any name it would fit any install)."""
-    remedies = [re.compile(fill(r, names)) for r in card.operator.remedies if not (known_only and unknown(r, names))]
+    form. `known_only`: a name the task lacks matches nothing (a task with no binary has no "install
+    <binary>" to ask for; filled with any name it would fit any install)."""
+    remedies = compiled(card.operator.remedies, names, NEVER if known_only else ANY_NAME)
     parts = [part for ask in asks for part in clauses(ask) + clauses(base_forms(ask))]
     return any(r.search(part) for r in remedies for part in parts)
 
 
-def unknown(remedy: str, names: Injected) -> bool:
-    return any("{" + key + "}" in remedy and not getattr(names, key) for key in PLACEHOLDERS)
+@lru_cache(maxsize=1024)
+def compiled(remedies: tuple[str, ...], names: Injected, unknown: str) -> tuple[re.Pattern, ...]:
+    return tuple(re.compile(fill(r, names, unknown)) for r in remedies)
 
 
 # What an install names. After a package manager's install every word up to the first that is no

@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from impasse.catalog.cards import Card, Injected, fill, load_cards
+from impasse.catalog.cards import ANY_NAME, Card, Injected, fill, load_cards
 from impasse.catalog.tasks import Task
-from impasse.operator.asks import asks_of, clauses, fits, installed_names, misdirected
+from impasse.operator.asks import asks_of, clauses, compiled, fits, installed_names, misdirected
 from impasse.operator.spellings import binary_spellings, folders, package_spellings, service_spellings, tls_spellings
 
 SHOTGUN = 3  # causes named at once: a list of guesses (an honest account may name a second, as context)
@@ -168,7 +168,7 @@ def misattributed(card: Card, task: Task, raw: str, seen: str, asks: list[str]) 
 def installs_another(card: Card, task: Task, files: tuple[str, ...], asks: list[str]) -> bool:
     """Every ask that fits the card's remedies installs something by name, and none of it is the
     card's object: the right remedy for the wrong package ("pip install ruamel.yaml" for `yaml`)."""
-    remedies = [re.compile(fill(r, task_names(task))) for r in card.operator.remedies]
+    remedies = compiled(card.operator.remedies, task_names(task), ANY_NAME)
     fitting = [part for ask in asks for part in clauses(ask) if any(r.search(part) for r in remedies)]
     objects = objects_of(card, task, files)
     def right(part: str) -> bool:
