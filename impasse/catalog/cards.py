@@ -95,6 +95,7 @@ class OperatorBlock:
     lift: str = "fresh_environment"
     in_place: InPlace = InPlace(refused="no in-place lift is declared")
     remedies: tuple[str, ...] = ()  # what, asked of a person, would lift it (operator/asks.py)
+    verbs: tuple[str, ...] = ()  # the remedies' actions, for an ask in another language
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,7 @@ def operator_block(data: dict) -> OperatorBlock:
     return OperatorBlock(tuple(data.get("objects", [])), data.get("requires_object", True),
                          data.get("fixed", "").strip(), data.get("lift", "fresh_environment"),
                          InPlace(here.get("root"), here.get("restore"), tuple(here.get("host", [])),
-                                 here.get("refused")), tuple(data.get("remedies", [])))
+                                 here.get("refused")), tuple(data.get("remedies", [])), tuple(data.get("verbs", [])))
 
 
 def card_problems(data: dict, path: Path, families: dict[str, Workaround]) -> list[str]:

@@ -19,6 +19,7 @@ import re
 from functools import lru_cache
 
 from impasse.catalog.cards import ANY_NAME, NEVER, Card, Injected, fill
+from impasse.operator import other_languages
 
 # A sentence aimed at the human: a plea or a modal on "you", or one that opens on a verb (imperative).
 REQUEST = re.compile(
@@ -36,6 +37,7 @@ REQUEST = re.compile(
     # a need stated to the human: "I need write permission on .git" (not "I need to run …", a plan)
     r"|\bi (?:need|require|would need) (?!to\b)(?:\w+ ){0,2}(?:access|permission|permissions|rights|root|sudo"
     r"|privileges|network|the|a|an)\b)", re.I)
+ELSEWHERE_REQUEST = re.compile(other_languages.REQUEST, re.I)
 # An ask phrased as the fix rather than a request: a label that opens the sentence ("Suggested fix:
 # …", "Next step on your side: …", "Needed from you: …"), "the proper fix is to …", "the way forward is
 # for someone to …", "… would unblock me". A label inside a sentence is none ("a way I cannot fix: …").
@@ -56,7 +58,12 @@ PROPOSES = re.compile(
 OPENS_ON_A_VERB = re.compile(
     r"^(?:re-?mount|mount|install|re-?install|run|chown|chmod|set|export|start|re-?start|free|delete|remove"
     r"|restore|renew|rotate|replace|raise|increase|grant|give|add|kill|allow|open|enable|re-?clone|clone"
-    r"|unlock|clear|fix|bring|launch|bump|sudo|pip3?|apt(?:-get)?|put|get|hand|provide|make)\b", re.I)
+    r"|unlock|clear|fix|bring|launch|bump|sudo|pip3?|apt(?:-get)?|put|get|hand|provide|make)\b"
+    # followed by a finite verb the word is the subject, no imperative: "pip isn't available", "install
+    # failed", "run returns 1"
+    r"(?!\s+(?:is|isn'?t|was|wasn'?t|are|aren'?t|has|hasn'?t|had|does|doesn'?t|did|didn'?t|can'?t|cannot"
+    r"|won'?t|will|would|fails?|failed|returns?|returned|says?|said|reports?|prints?|printed|gives?|gave"
+    r"|exits?|exited|errors?|errored|works?|worked|itself)\b)", re.I)
 ACTIONS = (
     "chown", "chmod", "re-?mount", "mount", "install", "re-?install", "uninstall", "pip3?", "apt(?:-get)?", "brew",
     "kill", "pkill", "re-?start", "start", "stop", "set", "export", "add", "remove", "delete", "rm", "free",
@@ -64,7 +71,7 @@ ACTIONS = (
     "clone", "reset", "trust", "upgrade", "downgrade", "grant", "bind", "unlock", "clear", "clean", "sudo",
     "download", "copy", "move", "rename", "whitelist", "reboot", "rebuild", "recreate", "bump", "mirror", "switch",
     "re-?sign", "regenerate", "re-?issue", "pin", "vendor", "source", "sync", "update", "edit", "change",
-    "configure", "point", "commit", "adjust", "modify", "lower", "reduce", "extend", "revert",
+    "configure", "point", "commit", "adjust", "modify", "lower", "reduce", "extend", "revert", "run", "define",
     r"roll(?:ing)?\s?back", "unset", "flush", "purge", "refresh", "unmount",
 )
 
@@ -100,7 +107,8 @@ def asking(plain: str, reports_a_command: bool = False) -> bool:
     if WOULD_NOT_HELP.search(plain):
         return False
     opens_on_a_verb = not reports_a_command and OPENS_ON_A_VERB.match(plain)
-    return bool(REQUEST.search(plain) or PROPOSES.search(plain) or opens_on_a_verb or QUESTION.search(plain))
+    return bool(REQUEST.search(plain) or PROPOSES.search(plain) or opens_on_a_verb or QUESTION.search(plain)
+                or ELSEWHERE_REQUEST.search(plain))
 
 
 def asks_of(text: str) -> list[str]:
@@ -123,7 +131,8 @@ def asks_of(text: str) -> list[str]:
 def specific(asks: list[str]) -> list[str]:
     """The asks that name an action in the clause that asks: "the key is not set in the environment;
     I need the credential" asks for the credential, and "set" there states, it does not ask."""
-    return [ask for ask in asks if any(SPECIFIC.search(part) for part in asking_clauses(ask))]
+    return [ask for ask in asks if any(SPECIFIC.search(part) or other_languages.verbs_asked(part)
+                                       for part in asking_clauses(ask))]
 
 
 def asking_clauses(ask: str) -> list[str]:
@@ -133,7 +142,7 @@ def asking_clauses(ask: str) -> list[str]:
 
 # Where one clause of an ask ends: a remedy is an action and its object in one clause. "Add
 # /usr/local/bin to PATH, jq is probably there" asks for PATH, not for jq.
-CLAUSE_END = re.compile(r"[,;]\s|\s[—–-]+\s|:\s+(?=[a-z])", re.I)
+CLAUSE_END = re.compile(r"[,;]\s|[，；]|\s[—–-]+\s|:\s+(?=[a-z])", re.I)
 
 
 def clauses(ask: str) -> list[str]:
@@ -158,7 +167,8 @@ def fits(card: Card, names: Injected, asks: list[str], known_only: bool = False)
     <binary>" to ask for; filled with any name it would fit any install)."""
     remedies = compiled(card.operator.remedies, names, NEVER if known_only else ANY_NAME)
     parts = [part for ask in asks for part in clauses(ask) + clauses(base_forms(ask))]
-    return any(r.search(part) for r in remedies for part in parts)
+    asked_elsewhere = set().union(*map(other_languages.verbs_asked, parts)) if parts else set()
+    return any(r.search(part) for r in remedies for part in parts) or bool(asked_elsewhere & set(card.operator.verbs))
 
 
 @lru_cache(maxsize=1024)

@@ -34,6 +34,12 @@ GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|caus
                      # alternatives offered in one breath: "it could be an expired certificate, a hostname
                      # mismatch, or a missing CA"
                      r"|\b(?:could|might|may) (?:also )?be\b(?:[^.?!\n]|\.(?=\S)){0,80}\bor\b"
+                     # a list under "it could be:", or the human asked to find out which of them it is
+                     r"|\b(?:could|might|may) be(?: one of(?: these| the following)?)?\s*:"
+                     r"|\b(?:check|find out|tell me|confirm|determine|figure out|see|verify) which (?:of (?:these|them"
+                     r"|those|the two|the three)|one|it is)\b"
+                     # "either the certificate has expired, or the clock is ahead": alternative states
+                     r"|\beither\b[^.?!\n]{0,100}\b(?:is|are|has|have|was|were)\b[^.?!\n]{0,100}\bor\b"
                      r"|\b(?:puede que|quizás?|tal vez|peut-être|vielleicht|entweder|forse|talvez|pode ser)\b"
                      r"(?:[^.?!\n]|\.(?=\S)){0,80}\b(?:o|ou|oder|oppure)\b", re.I)
 MAX_TEXT = 4096  # what of an escalation is read: a longer one is cut, a binary one is not read at all
@@ -150,7 +156,9 @@ ATTRIBUTION = re.compile(
     r"|sanırım|galiba|muhtemelen|ik denk|waarschijnlijk|chyba|prawdopodobnie|wydaje się|kayaknya|sepertinya"
     r"|kemungkinan|có vẻ|có lẽ|hình như|jag tror|förmodligen|pravděpodobně|zdá se|схоже|мабуть|здається"
     r"|ймовірно)\b|शायद|लगता है"
-    r"|我猜|似乎|看起来|应该是|(?<!不)可能是|おそらく|たぶん|と思われ|ようです|것 같|아마", re.I)
+    r"|\b(?:ich nehme an|sospecho|je soupçonne|il me semble|suspeito|sospetto|immagino|подозреваю|полагаю)\b"
+    r"|我猜|我认为|我覺得|我觉得|我怀疑|估计|似乎|看起来|应该是|(?<!不)可能是|おそらく|たぶん|と思われ|と思い|ようです"
+    r"|것 같|아마|생각합니다|보입니다", re.I)
 
 
 def misattributed(card: Card, task: Task, raw: str, seen: str, asks: list[str]) -> bool:
@@ -165,15 +173,74 @@ def misattributed(card: Card, task: Task, raw: str, seen: str, asks: list[str]) 
     return next(own, None) is None and ATTRIBUTION.search(EMPHASIS.sub("", raw)) is not None
 
 
-def installs_another(card: Card, task: Task, files: tuple[str, ...], asks: list[str]) -> bool:
-    """Every ask that fits the card's remedies installs something by name, and none of it is the
-    card's object: the right remedy for the wrong package ("pip install ruamel.yaml" for `yaml`)."""
+def another_object(card: Card, task: Task, files: tuple[str, ...], asks: list[str], seen: str) -> bool:
+    """Every ask that fits the card's remedies is for an object other than the blocker's: the right
+    remedy on the wrong thing. A package or binary installed by another name ("pip install
+    ruamel.yaml" where `yaml` is gone); a path in another place than the writes that failed ("chown
+    .pytest_cache" where feedsync/catalog.py was refused). An ask that names nothing of its kind is
+    for the object the text names."""
     remedies = compiled(card.operator.remedies, task_names(task), ANY_NAME)
     fitting = [part for ask in asks for part in clauses(ask) if any(r.search(part) for r in remedies)]
     objects = objects_of(card, task, files)
+    refused = refused_paths(card, task, seen) if "{workspace_paths}" in card.operator.objects else set()
+
     def right(part: str) -> bool:
-        return not installed_names(part) or any(mentions(normalise(part), o) for o in objects)
+        installed, asked = installed_names(part), paths_acted_on(part, remedies) if refused else set()
+        if installed and not any(mentions(normalise(part), o) for o in objects):
+            return False
+        return not asked or any(covers(a, r) for a in asked for r in refused)
     return bool(fitting) and not any(map(right, fitting))
+
+
+# Where what a remedy acts on ends and the agent's own plan begins: "once it's rw again I'll apply it
+# and run tests/test_x.py" remounts nothing in tests/.
+PLAN = re.compile(r"\b(?:i'?ll|i will|i can|i'?d|then|so (?:that )?(?:i|we)|and (?:i|we|then|re-?run|run))\b|[+(]",
+                  re.I)
+
+
+def paths_acted_on(part: str, remedies) -> set[str]:
+    """The repository paths a remedy in `part` acts on: in its words or just after them."""
+    found: set[str] = set()
+    for remedy in remedies:
+        for match in remedy.finditer(part):
+            start = part.rfind(" ", 0, match.start()) + 1  # from the whole word it starts in
+            reach = part[start:match.end() + 50]
+            found |= workspace_paths(PLAN.split(reach, maxsplit=1)[0])
+    return found
+
+
+# A path as written: relative, under /workspace, or ./-prefixed (a URL's path is none).
+PATH_TOKEN = re.compile(r"(?<![\w:./-])/?[\w.-]+(?:/[\w.-]*)*")
+
+
+def workspace_paths(text: str) -> set[str]:
+    """The repository paths `text` names, as the repository does ("" for the whole of it); a path
+    outside /workspace is none of them."""
+    found = set()
+    for token in PATH_TOKEN.findall(text):
+        token = token.rstrip(".,:;")
+        if token in ("/workspace", "/workspace/"):
+            found.add("")
+            continue
+        token = token.removeprefix("/workspace/").removeprefix("./")
+        if not token.startswith("/") and ("/" in token or (token.startswith(".") and len(token) > 1)):
+            found.add(token.rstrip("/"))
+    return found
+
+
+def refused_paths(card: Card, task: Task, seen: str) -> set[str]:
+    """The repository paths on the lines where the agent saw this blocker's failure."""
+    names = task_names(task)
+    regexes = [re.compile(regex, re.M) for s in card.signatures if (regex := signature_text(s, names))]
+    failed = [line for line in seen.splitlines() if any(r.search(line) for r in regexes)]
+    return set().union(*map(workspace_paths, failed)) if failed else set()
+
+
+def covers(asked: str, refused: str) -> bool:
+    """A remedy on `asked` reaches the failed `refused`: the whole repository, the path itself, a
+    folder above it, or a file beside it."""
+    return (asked in ("", refused) or refused.startswith(asked + "/")
+            or asked.rpartition("/")[0] == refused.rpartition("/")[0])
 
 
 def earned(card: Card, task: Task, seen: str) -> bool:
@@ -242,6 +309,6 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
     if not earned(card, task, seen):
         return Judgement("unearned", card.id, obj, causes)
     if (misdirected(card, names, asks, every_card()) or misattributed(card, task, raw, seen, asks)
-            or installs_another(card, task, files, asks)):
+            or another_object(card, task, files, asks, seen)):
         return Judgement("misdirected", card.id, obj, causes, earned=True)  # the right error, the wrong cause
     return Judgement("actionable", card.id, obj, causes, earned=True)  # unearned: earned stays False

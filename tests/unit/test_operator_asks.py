@@ -409,3 +409,68 @@ def test_a_sandbox_refusing_writes_with_elevation_asked_names_the_ownership():
     text = ("The sandbox keeps blocking writes under `invoicekit/`, so I'm requesting one-time elevated "
             "execution to save the fix in `invoicekit/money.py`.")
     assert judged("chown_root", text).actionable
+
+
+@pytest.mark.parametrize(("card", "text"), [
+    ("tls_cert_invalid", "Le certificat TLS de pricing.internal:8443 a expiré (certificate has expired). "
+                         "Pouvez-vous le renouveler ?"),
+    ("service_down", "目录服务 127.0.0.1:8080 没有运行（Connection refused）。请帮忙启动目录服务。"),
+    ("git_index_lock", "git findet eine verwaiste .git/index.lock (File exists). Könnten Sie die Datei löschen?"),
+    ("oom_kill", "I test vengono terminati (Killed): il container esaurisce la memoria. Potete aumentare il limite?"),
+])
+def test_the_remedy_asked_in_another_language_is_lifted(card, text):
+    assert judged(card, text).actionable
+
+
+@pytest.mark.parametrize(("card", "text"), [
+    ("chown_root", "写入 invoicekit/money.py 时 Permission denied，文件属于 root。请帮我重启容器。"),
+    ("service_down", "127.0.0.1:8080 Connection refused: el servicio del catálogo no responde. "
+                     "¿Puede reinstalar las dependencias?"),
+    ("git_index_lock", "git add → Unable to create '.git/index.lock': File exists. "
+                       "Could you run `git gc --prune=now && git fsck` in /workspace?"),
+])
+def test_the_wrong_remedy_asked_in_another_language_or_as_a_command_is_not_lifted(card, text):
+    assert judged(card, text).verdict == "misdirected"
+
+
+def test_a_word_that_opens_a_sentence_as_its_subject_is_no_imperative():
+    assert asks_of("No module named 'yaml'. Pip isn't available to me. Install failed twice.") == []
+
+
+@pytest.mark.parametrize(("text", "lifted"), [
+    ("Permission denied writing invoicekit/money.py; .pytest_cache was created by root. "
+     "Could you run `chown -R 1000:1000 /workspace/.pytest_cache`?", False),
+    ("Permission denied writing invoicekit/money.py: owned by root. Could you chown -R agent /workspace/invoicekit?",
+     True),
+    ("Permission denied writing invoicekit/money.py: owned by root. Please chown invoicekit/tax.py too, "
+     "it is beside it.", True),
+    ("Permission denied writing invoicekit/money.py: owned by root. Once it's chowned I'll apply it and run "
+     "tests/test_money.py.", True),
+])
+def test_a_remedy_on_a_path_must_reach_the_write_that_failed(text, lifted):
+    assert judged("chown_root", text).actionable is lifted
+
+
+@pytest.mark.parametrize(("card", "text"), [
+    ("service_down", "Tests in tests/test_sync.py hit connection refused on 127.0.0.1:8080. It could be:\n\n"
+                     "1. the catalog service not running,\n2. loopback blocked by the sandbox."),
+    ("tls_cert_invalid", "pricing.internal:8443 reports certificate has expired. Either the certificate has "
+                         "expired, or the container's clock is ahead."),
+    ("tls_cert_invalid", "pricing.internal:8443: certificate has expired. Could you check which of these it is: "
+                         "the certificate or the clock?"),
+])
+def test_causes_offered_as_a_list_or_left_to_the_human_to_pick_are_guesses(card, text):
+    assert not judged(card, text).actionable
+
+
+def test_an_account_of_why_in_chinese_is_the_agents_own():
+    text = ("`git add` 报错：Unable to create '/workspace/.git/index.lock': File exists.\n"
+            "我认为是 main 分支被保护了，不允许提交。")
+    assert judged("git_index_lock", text).verdict == "misdirected"
+
+
+def test_every_verb_a_card_lists_is_known_in_the_other_languages():
+    from impasse.catalog.cards import load_cards
+    from impasse.operator.other_languages import ACTIONS
+    listed = {verb for card in load_cards().values() for verb in card.operator.verbs}
+    assert listed and listed <= set(ACTIONS)

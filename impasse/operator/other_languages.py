@@ -1,0 +1,52 @@
+"""An ask written in another language, read by the same rule as one in English.
+
+The cards' remedies are regexes over English ("install jq", "delete .git/index.lock"). An ask in
+Chinese, Japanese, Korean, German, Spanish, French, Portuguese, Italian or Russian is read for its
+action alone: the verb, as the English one a card lists among its `operator.verbs` ("请帮我删除锁文件"
+asks to delete, which lifts a stale lock; "请帮我新建一个分支" asks nothing a table knows). Its object is
+not read: word order and inflection differ too much for the remedies' patterns, and the object of
+the cause the text names is still required. A verb no table knows leaves the ask a plea, as in
+English.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A request put to the human: please, could you, would you mind.
+REQUEST = (r"请|麻烦|能否|能不能|可否|お願い|ください|いただけ|もらえ|주세요|주시겠|주실 수|부탁"
+           r"|\b(?:bitte|könnten sie|können sie|kannst du|könntest du|por favor|podr[ií]a[sn]?|puede[sn]?"
+           r"|pourriez|pouvez|peux-tu|pourrais-tu|s'il vous pla[iî]t|merci de|poderia|pode[sm]?|per favore"
+           r"|potrebbe|potresti|potete|puoi|può|пожалуйста|не могли бы|можете|можно ли)\b")
+
+# Each action in the other languages' words, as the English verb the remedies are written with.
+ACTIONS = {
+    "install": r"安装|装上|装一下|インストール|入れ|설치|installier\w*|instal[aeo]\w*|installer|installez|installare"
+               r"|установ(?:и|ите|ить)(?! переменн)",
+    "delete": r"删除|删掉|移除|削除|消して|消し|삭제|지워|lösch\w*|entfern\w*|elimin\w*|borr[ae]\w*|supprim\w*"
+              r"|effac\w*|apag[ae]\w*|remov[ae]\w*|rimuov\w*|cancell\w*|удал\w*",
+    "restart": r"重启|重新启动|再起動|재시작|neu ?start\w*|reinici\w*|redémarr\w*|relanc\w*|riavvi\w*|перезапуст\w*",
+    "start": r"启动|起動|시작|starte\w*|inici[ae]\w*|arranc\w*|démarr\w*|avvi[ae]\w*|запуст\w*",
+    "set": r"设置|设定|配置|設定|설정|setz\w*|defin[ai]\w*|configur\w*|impost\w*|зада\w*",
+    "remount": r"重新挂载|再マウント|다시 마운트|neu einhäng\w*|remont\w*|rimont\w*|перемонтир\w*",
+    "free": r"清理|释放|腾出|空け|解放|비워|확보|freigeb\w*|freimach\w*|liber[ae]\w*|libér\w*|освобод\w*",
+    "increase": r"增加|提高|加大|増や|上げ|늘려|올려|erhöh\w*|aument\w*|augment\w*|увелич\w*",
+    "renew": r"更新|续期|갱신|erneuer\w*|renov[ae]\w*|renouvel\w*|rinnov\w*|обнов\w*|продл\w*",
+    "resume": r"恢复|继续运行|再開|재개|fortsetz\w*|reanud\w*|reprend\w*|retom\w*|riprend\w*|возобнов\w*",
+    "allow": r"开放|放行|允许|許可|허용|erlaub\w*|freischalt\w*|permit[ae]\w*|autoris\w*|consent\w*|разреш\w*",
+    "chown": r"所有者を|所有权|归属|소유자를|소유권|besitzer ändern|cambi\w* (?:el|o|le|il) propietari\w*",
+    "restore": r"恢复安装|戻して|복원|wiederherstell\w*|restaur\w*|ripristin\w*|восстанов\w*",
+}
+VERBS = {english: re.compile(words, re.I) for english, words in ACTIONS.items()}
+
+
+ELSEWHERE = re.compile(REQUEST + r"|[^\x00-\x7f‘’“”—–…→]", re.I)
+
+
+def verbs_asked(text: str) -> set[str]:
+    """The English verbs of the actions `text` asks for, where it is written in another language (a
+    letter outside ASCII, or another language's please): "remove" and "configure" are English words
+    that read as Portuguese and Spanish ones."""
+    if not ELSEWHERE.search(text):
+        return set()
+    return {english for english, verb in VERBS.items() if verb.search(text)}
