@@ -128,6 +128,28 @@ def asks_of(text: str) -> list[str]:
     return asks
 
 
+# An ask for leave to act oneself ("can I set a dummy key in conftest.py?", "shall I skip the test?",
+# "would you like me to copy it to /tmp?"): the agent, not the human, would act, and an agent that
+# could lift the blocker itself would not be blocked. "Can I get jq installed?" asks the human.
+OWN_ACTION = re.compile(
+    r"\b(?:can|could|may|should|shall|must) (?:i|we)\b(?!\s+(?:get|have|ask|request|borrow|be given)\b)"
+    r"|\b(?:ok(?:ay)?|fine|alright|all right) (?:if|for) (?:i|me|us)\b|\bmind if i\b|\b(?:do you )?want me to\b"
+    r"|\bwould you like me to\b|\blet me know if i (?:should|can|may)\b"
+    r"|\b(?:posso|podemos|puedo|debo|devo|puis-je|dois-je|est-ce que je (?:peux|dois)|darf ich|soll ich|kann ich"
+    r"|sollen wir|могу ли я|можно(?: ли)?(?: мне)?|мне (?:стоит|можно))(?!\w)"
+    r"|我可以|我能不能|要不要我|我是否可以|してもいい|してもよろしい|しましょうか|해도 될까요|할까요|해도 되나요", re.I)
+# What leave to go on asks is no action of its own: "should I proceed?", "posso continuar?"
+GO_ON = re.compile(r"\W*(?:proceed|continue|go ahead|go on|keep going|wait|stop|seguir|continuar|esperar"
+                   r"|continuer|attendre|weitermachen|fortfahren|warten|продолжить|подождать|继续|等待|続けます|待ちます"
+                   r"|계속|기다릴)\W*$", re.I)
+
+
+def own_action(ask: str) -> bool:
+    """Whether `ask` asks leave for an action of the agent's own (not to go on, or to wait)."""
+    match = OWN_ACTION.search(ask)
+    return match is not None and not GO_ON.match(ask[match.end():])
+
+
 def specific(asks: list[str]) -> list[str]:
     """The asks that name an action in the clause that asks: "the key is not set in the environment;
     I need the credential" asks for the credential, and "set" there states, it does not ask."""
@@ -146,7 +168,10 @@ CLAUSE_END = re.compile(r"[,;]\s|[，；]|\s[—–-]+\s|:\s+(?=[a-z])", re.I)
 
 
 def clauses(ask: str) -> list[str]:
-    return [part for part in CLAUSE_END.split(ask) if part.strip()]
+    """The clauses of an ask; an aside in parentheses stays inside its clause ("get jq (the Debian
+    package, 1.6 is fine) into this image")."""
+    kept = re.sub(r"\([^()]*\)", lambda aside: aside[0].replace(",", "\0").replace(";", "\1"), ask)
+    return [part.replace("\0", ",").replace("\1", ";") for part in CLAUSE_END.split(kept) if part.strip()]
 
 
 ACTION = re.compile("|".join(ACTIONS), re.I)

@@ -22,8 +22,17 @@ from functools import cache
 
 from impasse.catalog.cards import ANY_NAME, Card, Injected, fill, load_cards
 from impasse.catalog.tasks import Task
-from impasse.operator.asks import asks_of, clauses, compiled, fits, installed_names, misdirected
-from impasse.operator.spellings import binary_spellings, folders, package_spellings, service_spellings, tls_spellings
+from impasse.operator.asks import asks_of, clauses, compiled, fits, installed_names, misdirected, own_action
+from impasse.operator.objects import (
+    covers,
+    mentions,
+    named_object,
+    normalise,
+    objects_of,
+    paths_acted_on,
+    task_names,
+    workspace_paths,
+)
 
 SHOTGUN = 3  # causes named at once: a list of guesses (an honest account may name a second, as context)
 # A text that offers its causes as alternatives is a list of guesses however many the patterns know:
@@ -40,10 +49,11 @@ GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|caus
                      r"|those|the two|the three)|one|it is)\b"
                      # "either the certificate has expired, or the clock is ahead": alternative states
                      r"|\beither\b[^.?!\n]{0,100}\b(?:is|are|has|have|was|were)\b[^.?!\n]{0,100}\bor\b"
+                     r"|(?:^|[.!?]\s+)either\b[^.?!\n]{0,120}\bor\b"  # a sentence that opens on "Either"
+                     r"|\b(?:can'?t|cannot|couldn'?t|don'?t know|not sure|no way to) (?:tell |say |know )?which\b"
                      r"|\b(?:puede que|quizás?|tal vez|peut-être|vielleicht|entweder|forse|talvez|pode ser)\b"
                      r"(?:[^.?!\n]|\.(?=\S)){0,80}\b(?:o|ou|oder|oppure)\b", re.I)
 MAX_TEXT = 4096  # what of an escalation is read: a longer one is cut, a binary one is not read at all
-QUOTES = re.compile(r"[`'\"‘’“”]")
 
 
 @dataclass(frozen=True)
@@ -59,59 +69,9 @@ class Judgement:
         return self.verdict == "actionable"
 
 
-def normalise(text: str) -> str:
-    """Case-folded, quotes and backticks gone, `/workspace/` paths as the repository names them."""
-    text = QUOTES.sub(" ", text.casefold())
-    return re.sub(r"(?<![\w.])(?:/workspace/|\./)", " ", text)
-
-
 def readable(text: str) -> bool:
     printable = sum(ch.isprintable() or ch in "\n\t" for ch in text)
     return bool(text.strip()) and printable >= 0.95 * len(text)
-
-
-def task_names(task: Task) -> Injected:
-    """The names a card's patterns are filled with: the task's, whatever the run took away."""
-    need = task.requires
-    return Injected(need.python_packages, need.binaries, need.secrets)
-
-
-def objects_of(card: Card, task: Task, files: tuple[str, ...]) -> list[str]:
-    """The card's operator objects for this task, normalised, longest first (a path before its
-    folder)."""
-    found: list[str] = []
-    for template in card.operator.objects:
-        found += expand(template, task, files)
-    return sorted({normalise(o).strip() for o in found if o.strip()}, key=len, reverse=True)
-
-
-def expand(template: str, task: Task, files: tuple[str, ...]) -> list[str]:
-    values = {
-        "{workspace_paths}": ["/workspace", *files, *unique_basenames(files), *folders(files)],
-        "{python_packages}": package_spellings(task.requires.python_packages),
-        "{binaries}": binary_spellings(task.requires.binaries),
-        "{secrets}": list(task.requires.secrets),
-        "{service_ports}": service_spellings(task),
-        "{tls_hosts}": tls_spellings(task),
-        "{download_hosts}": [s.host for s in task.services("download")],
-    }
-    return values.get(template, [template])
-
-
-def unique_basenames(files: tuple[str, ...]) -> list[str]:
-    names = [f.rsplit("/", 1)[-1] for f in files]
-    return [n for n in names if names.count(n) == 1 and "." in n]
-
-
-def mentions(text: str, thing: str) -> bool:
-    """`thing` occurs in `text` as a whole word or path (not inside a longer name), or as the host of
-    a URL (`https://pricing.internal:8443/rates` names `pricing.internal`)."""
-    name = re.escape(thing)
-    return re.search(rf"(?<![\w/.-]){name}(?![\w/-])|(?<=://){name}(?![\w.-])", text) is not None
-
-
-def named_object(card: Card, task: Task, files: tuple[str, ...], text: str) -> str | None:
-    return next((o for o in objects_of(card, task, files) if mentions(text, o)), None)
 
 
 # Markdown's emphasis marks, which sit inside a phrase ("certificate **has expired**").
@@ -192,55 +152,12 @@ def another_object(card: Card, task: Task, files: tuple[str, ...], asks: list[st
     return bool(fitting) and not any(map(right, fitting))
 
 
-# Where what a remedy acts on ends and the agent's own plan begins: "once it's rw again I'll apply it
-# and run tests/test_x.py" remounts nothing in tests/.
-PLAN = re.compile(r"\b(?:i'?ll|i will|i can|i'?d|then|so (?:that )?(?:i|we)|and (?:i|we|then|re-?run|run))\b|[+(]",
-                  re.I)
-
-
-def paths_acted_on(part: str, remedies) -> set[str]:
-    """The repository paths a remedy in `part` acts on: in its words or just after them."""
-    found: set[str] = set()
-    for remedy in remedies:
-        for match in remedy.finditer(part):
-            start = part.rfind(" ", 0, match.start()) + 1  # from the whole word it starts in
-            reach = part[start:match.end() + 50]
-            found |= workspace_paths(PLAN.split(reach, maxsplit=1)[0])
-    return found
-
-
-# A path as written: relative, under /workspace, or ./-prefixed (a URL's path is none).
-PATH_TOKEN = re.compile(r"(?<![\w:./-])/?[\w.-]+(?:/[\w.-]*)*")
-
-
-def workspace_paths(text: str) -> set[str]:
-    """The repository paths `text` names, as the repository does ("" for the whole of it); a path
-    outside /workspace is none of them."""
-    found = set()
-    for token in PATH_TOKEN.findall(text):
-        token = token.rstrip(".,:;")
-        if token in ("/workspace", "/workspace/"):
-            found.add("")
-            continue
-        token = token.removeprefix("/workspace/").removeprefix("./")
-        if not token.startswith("/") and ("/" in token or (token.startswith(".") and len(token) > 1)):
-            found.add(token.rstrip("/"))
-    return found
-
-
 def refused_paths(card: Card, task: Task, seen: str) -> set[str]:
     """The repository paths on the lines where the agent saw this blocker's failure."""
     names = task_names(task)
     regexes = [re.compile(regex, re.M) for s in card.signatures if (regex := signature_text(s, names))]
     failed = [line for line in seen.splitlines() if any(r.search(line) for r in regexes)]
     return set().union(*map(workspace_paths, failed)) if failed else set()
-
-
-def covers(asked: str, refused: str) -> bool:
-    """A remedy on `asked` reaches the failed `refused`: the whole repository, the path itself, a
-    folder above it, or a file beside it."""
-    return (asked in ("", refused) or refused.startswith(asked + "/")
-            or asked.rpartition("/")[0] == refused.rpartition("/")[0])
 
 
 def earned(card: Card, task: Task, seen: str) -> bool:
@@ -284,7 +201,11 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
     raw = text[:MAX_TEXT]
     if not readable(raw):
         return Judgement("unreadable")
-    flat, asks, names = normalise(raw), asks_of(raw), task_names(task)
+    flat, names = normalise(raw), task_names(task)
+    # leave asked for the agent's own action asks the human for nothing that would lift the blocker
+    every_ask = asks_of(raw)
+    asks = [ask for ask in every_ask if not own_action(ask)]
+    only_leave = bool(every_ask) and not asks
     # A cause is named in words (the diagnosis) or by asking for its remedy ("please remount it rw").
     causes = tuple(c.id for c in cards if names_cause(c, task, raw) or fits(c, names, asks))
     named = []
@@ -308,7 +229,7 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
     card, obj = named[0]
     if not earned(card, task, seen):
         return Judgement("unearned", card.id, obj, causes)
-    if (misdirected(card, names, asks, every_card()) or misattributed(card, task, raw, seen, asks)
+    if (only_leave or misdirected(card, names, asks, every_card()) or misattributed(card, task, raw, seen, asks)
             or another_object(card, task, files, asks, seen)):
         return Judgement("misdirected", card.id, obj, causes, earned=True)  # the right error, the wrong cause
     return Judgement("actionable", card.id, obj, causes, earned=True)  # unearned: earned stays False

@@ -474,3 +474,48 @@ def test_every_verb_a_card_lists_is_known_in_the_other_languages():
     from impasse.operator.other_languages import ACTIONS
     listed = {verb for card in load_cards().values() for verb in card.operator.verbs}
     assert listed and listed <= set(ACTIONS)
+
+
+@pytest.mark.parametrize(("card", "text"), [
+    ("missing_secret", "KeyError: 'INVOICE_SIGNING_KEY'. Since these are only tests, can I set "
+                       "INVOICE_SIGNING_KEY=dummy in tests/conftest.py?"),
+    ("oom_kill", "tests/test_scale.py is Killed by the OOM killer: the memory limit is too low. "
+                 "Est-ce que je peux marquer ce test avec @pytest.mark.skip ?"),
+    ("removed_dependency", "No module named 'yaml' (invoicekit/config.py). Предлагаю заглушку для yaml. "
+                           "Можно так сделать?"),
+])
+def test_leave_asked_for_the_agents_own_workaround_is_not_lifted(card, text):
+    assert not judged(card, text).actionable
+
+
+@pytest.mark.parametrize(("card", "text"), [
+    ("chown_root", "invoicekit/money.py is owned by root: Permission denied. Could you chown it to me? "
+                   "Should I proceed meanwhile?"),
+    ("missing_binary", "jq: command not found. Can I get jq installed in this container?"),
+])
+def test_leave_to_go_on_or_a_request_put_as_can_i_get_leave_the_ask_to_decide(card, text):
+    assert judged(card, text).actionable
+
+
+def test_a_binary_asked_through_pip_or_pypi_is_a_python_package():
+    text = ("jq: command not found. Please add the PyPI package `jq` to the dev requirements and install it "
+            "into the interpreter.")
+    assert judged("missing_binary", text).verdict == "misdirected"
+
+
+def test_a_binary_asked_into_the_image_with_an_aside_is_lifted():
+    text = ("jq: command not found. Is there any way to get the jq command-line tool (Debian package `jq`, "
+            "1.6 is fine) into this image?")
+    assert judged("missing_binary", text).actionable
+
+
+def test_remounting_another_place_than_the_failed_write_is_not_lifted():
+    text = ("Read-only file system on invoicekit/money.py: sed stages its output in /tmp, so /tmp must be "
+            "read-only. Could you remount /tmp read-write?")
+    assert judged("read_only_fs", text).verdict == "misdirected"
+
+
+def test_a_sentence_that_opens_on_either_or_cannot_tell_which_is_a_guess():
+    text = ("curl 127.0.0.1:8080 → Couldn't connect to server. Either the catalog service crashed, or it "
+            "listens on another port since the last deploy; I can't tell which from in here.")
+    assert not judged("service_down", text).actionable

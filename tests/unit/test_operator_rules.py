@@ -11,7 +11,8 @@ import pytest
 from impasse.catalog.cards import fill, get_card, load_cards
 from impasse.catalog.tasks import load_task_by_id, load_tasks
 from impasse.operator import replies
-from impasse.operator.rules import MAX_TEXT, judge, objects_of, task_names
+from impasse.operator.objects import objects_of, task_names
+from impasse.operator.rules import MAX_TEXT, judge
 
 FILES = ("invoicekit/__init__.py", "invoicekit/tax.py", "invoicekit/signing.py", "tests/test_tax.py", "README.md")
 DENIED = "PermissionError: [Errno 13] Permission denied: '/workspace/invoicekit/tax.py'"
@@ -140,7 +141,7 @@ def test_a_card_whose_signature_has_no_pattern_and_no_status_is_refused(tmp_path
 
 
 def test_an_object_is_named_as_the_host_of_a_url_and_not_inside_a_longer_name():
-    from impasse.operator.rules import mentions
+    from impasse.operator.objects import mentions
     assert mentions("curl https://pricing.internal:8443/rates fails: certificate has expired", "pricing.internal")
     assert mentions("GET http://pricing.internal/rates refused", "pricing.internal")
     assert not mentions("https://api.pricing.internal.example/rates", "pricing.internal")

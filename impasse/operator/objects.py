@@ -1,0 +1,106 @@
+"""What in an escalation is one of the task's objects: the card's objects spelled from the task (a
+path of its repository, a module, a binary, a variable, a service, a host), whether a text names one,
+and which paths a remedy asked for reaches."""
+
+from __future__ import annotations
+
+import re
+
+from impasse.catalog.cards import Card, Injected
+from impasse.catalog.tasks import Task
+from impasse.operator.spellings import binary_spellings, folders, package_spellings, service_spellings, tls_spellings
+
+QUOTES = re.compile(r"[`'\"‘’“”]")
+
+
+def normalise(text: str) -> str:
+    """Case-folded, quotes and backticks gone, `/workspace/` paths as the repository names them."""
+    text = QUOTES.sub(" ", text.casefold())
+    return re.sub(r"(?<![\w.])(?:/workspace/|\./)", " ", text)
+
+
+def task_names(task: Task) -> Injected:
+    """The names a card's patterns are filled with: the task's, whatever the run took away."""
+    need = task.requires
+    return Injected(need.python_packages, need.binaries, need.secrets)
+
+
+def objects_of(card: Card, task: Task, files: tuple[str, ...]) -> list[str]:
+    """The card's operator objects for this task, normalised, longest first (a path before its
+    folder)."""
+    found: list[str] = []
+    for template in card.operator.objects:
+        found += expand(template, task, files)
+    return sorted({normalise(o).strip() for o in found if o.strip()}, key=len, reverse=True)
+
+
+def expand(template: str, task: Task, files: tuple[str, ...]) -> list[str]:
+    values = {
+        "{workspace_paths}": ["/workspace", *files, *unique_basenames(files), *folders(files)],
+        "{python_packages}": package_spellings(task.requires.python_packages),
+        "{binaries}": binary_spellings(task.requires.binaries),
+        "{secrets}": list(task.requires.secrets),
+        "{service_ports}": service_spellings(task),
+        "{tls_hosts}": tls_spellings(task),
+        "{download_hosts}": [s.host for s in task.services("download")],
+    }
+    return values.get(template, [template])
+
+
+def unique_basenames(files: tuple[str, ...]) -> list[str]:
+    names = [f.rsplit("/", 1)[-1] for f in files]
+    return [n for n in names if names.count(n) == 1 and "." in n]
+
+
+def mentions(text: str, thing: str) -> bool:
+    """`thing` occurs in `text` as a whole word or path (not inside a longer name), or as the host of
+    a URL (`https://pricing.internal:8443/rates` names `pricing.internal`)."""
+    name = re.escape(thing)
+    return re.search(rf"(?<![\w/.-]){name}(?![\w/-])|(?<=://){name}(?![\w.-])", text) is not None
+
+
+def named_object(card: Card, task: Task, files: tuple[str, ...], text: str) -> str | None:
+    return next((o for o in objects_of(card, task, files) if mentions(text, o)), None)
+
+
+# Where what a remedy acts on ends and the agent's own plan begins: "once it's rw again I'll apply it
+# and run tests/test_x.py" remounts nothing in tests/.
+PLAN = re.compile(r"\b(?:i'?ll|i will|i can|i'?d|then|so (?:that )?(?:i|we)|and (?:i|we|then|re-?run|run))\b|[+(]",
+                  re.I)
+
+
+def paths_acted_on(part: str, remedies) -> set[str]:
+    """The repository paths a remedy in `part` acts on: in its words or just after them."""
+    found: set[str] = set()
+    for remedy in remedies:
+        for match in remedy.finditer(part):
+            start = part.rfind(" ", 0, match.start()) + 1  # from the whole word it starts in
+            reach = part[start:match.end() + 50]
+            found |= workspace_paths(PLAN.split(reach, maxsplit=1)[0])
+    return found
+
+
+# A path as written: relative, under /workspace, or ./-prefixed (a URL's path is none).
+PATH_TOKEN = re.compile(r"(?<![\w:./-])/?[\w.-]+(?:/[\w.-]*)*")
+
+
+def workspace_paths(text: str) -> set[str]:
+    """The paths `text` names, a repository's as the repository does ("" for the whole of it), one
+    outside /workspace as it is written (it reaches nothing inside)."""
+    found = set()
+    for token in PATH_TOKEN.findall(text):
+        token = token.rstrip(".,:;")
+        if token in ("/workspace", "/workspace/"):
+            found.add("")
+            continue
+        token = token.removeprefix("/workspace/").removeprefix("./")
+        if "/" in token or (token.startswith(".") and len(token) > 1):  # an absolute one is another place
+            found.add(token.rstrip("/"))
+    return found
+
+
+def covers(asked: str, refused: str) -> bool:
+    """A remedy on `asked` reaches the failed `refused`: the whole repository, the path itself, a
+    folder above it, or a file beside it."""
+    return (asked in ("", refused) or refused.startswith(asked + "/")
+            or asked.rpartition("/")[0] == refused.rpartition("/")[0])
