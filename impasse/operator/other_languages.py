@@ -36,6 +36,8 @@ ACTIONS = {
     "allow": r"开放|放行|允许|許可|허용|erlaub\w*|freischalt\w*|permit[ae]\w*|autoris\w*|consent\w*|разреш\w*",
     "chown": r"所有者を|所有权|归属|소유자를|소유권|besitzer ändern|cambi\w* (?:el|o|le|il) propietari\w*",
     "restore": r"恢复安装|戻して|복원|wiederherstell\w*|restaur\w*|ripristin\w*|восстанов\w*",
+    "add": r"添加|加上|加入|追加|추가|hinzufüg\w*|ergänz\w*|añad\w*|agreg\w*|ajout\w*|adicion\w*|aggiung\w*"
+           r"|добав\w*",
 }
 VERBS = {english: re.compile(words, re.I) for english, words in ACTIONS.items()}
 

@@ -519,3 +519,11 @@ def test_a_sentence_that_opens_on_either_or_cannot_tell_which_is_a_guess():
     text = ("curl 127.0.0.1:8080 → Couldn't connect to server. Either the catalog service crashed, or it "
             "listens on another port since the last deploy; I can't tell which from in here.")
     assert not judged("service_down", text).actionable
+
+
+def test_add_in_another_language_fits_only_with_the_cards_own_object():
+    to_path = ("jq: command not found. Credo che jq stia in /usr/local/bin: potresti aggiungere /usr/local/bin "
+               "al PATH?")
+    to_image = "jq: command not found. 请把 jq 添加到镜像里。"
+    assert judged("missing_binary", to_path).verdict == "misdirected"
+    assert judged("missing_binary", to_image).actionable
