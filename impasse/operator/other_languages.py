@@ -1,12 +1,12 @@
 """An ask written in another language, read by the same rule as one in English.
 
 The cards' remedies are regexes over English ("install jq", "delete .git/index.lock"). An ask in
-Chinese, Japanese, Korean, German, Spanish, French, Portuguese, Italian or Russian is read for its
-action alone: the verb, as the English one a card lists among its `operator.verbs` ("请帮我删除锁文件"
-asks to delete, which lifts a stale lock; "请帮我新建一个分支" asks nothing a table knows). Its object is
-not read: word order and inflection differ too much for the remedies' patterns, and the object of
-the cause the text names is still required. A verb no table knows leaves the ask a plea, as in
-English.
+Chinese, Japanese, Korean, German, Spanish, French, Portuguese, Italian, Russian, Dutch, Turkish,
+Polish, Vietnamese or Swedish is read for its action alone: the verb, as the English one a card lists
+among its `operator.verbs` ("请帮我删除锁文件" asks to delete, which lifts a stale lock; "请帮我新建一个分支"
+asks nothing a table knows). Its object is not read: word order and inflection differ too much for
+the remedies' patterns, and the object of the cause the text names is still required. A verb no table
+knows leaves the ask a plea, as in English.
 """
 
 from __future__ import annotations
@@ -17,27 +17,65 @@ import re
 REQUEST = (r"请|麻烦|能否|能不能|可否|お願い|ください|いただけ|もらえ|주세요|주시겠|주실 수|부탁"
            r"|\b(?:bitte|könnten sie|können sie|kannst du|könntest du|por favor|podr[ií]a[sn]?|puede[sn]?"
            r"|pourriez|pouvez|peux-tu|pourrais-tu|s'il vous pla[iî]t|merci de|poderia|pode[sm]?|per favore"
-           r"|potrebbe|potresti|potete|puoi|può|пожалуйста|не могли бы|можете|можно ли)\b")
+           r"|potrebbe|potresti|potete|puoi|può|пожалуйста|не могли бы|можете|можно ли"
+           r"|graag|alsjeblieft|alstublieft|kunt u|kun je|kunnen jullie|zou je|zou u"
+           r"|lütfen|rica ed\w*|m[iıuü]s[iıuü]n(?:[iıuü]z)?"
+           r"|proszę|czy (?:mo|mó)\w*"
+           r"|vui lòng|làm ơn|xin hãy|giúp tôi|(?:bạn|anh|chị) có thể"
+           r"|snälla|vänligen|kan du|kan ni|skulle du|skulle ni)\b")
 
 # Each action in the other languages' words, as the English verb the remedies are written with.
 ACTIONS = {
     "install": r"安装|装上|装一下|インストール|入れ|설치|installier\w*|instal[aeo]\w*|installer|installez|installare"
-               r"|установ(?:и|ите|ить)(?! переменн)",
+               r"|установ(?:и|ите|ить)(?! переменн)"
+               r"|installeer\w*|\bkur(?:un|sun|ar|abilir|manız|mak|ulum)\w*|yükle(?:y|r\b|mek)\w*|zainstaluj\w*"
+               r"|instaluj\w*|zainstalow\w*|cài(?: đặt)?|installera\w*",
     "delete": r"删除|删掉|移除|削除|消して|消し|삭제|지워|lösch\w*|entfern\w*|elimin\w*|borr[ae]\w*|supprim\w*"
-              r"|effac\w*|apag[ae]\w*|remov[ae]\w*|rimuov\w*|cancell\w*|удал\w*",
-    "restart": r"重启|重新启动|再起動|재시작|neu ?start\w*|reinici\w*|redémarr\w*|relanc\w*|riavvi\w*|перезапуст\w*",
-    "start": r"启动|起動|시작|starte\w*|inici[ae]\w*|arranc\w*|démarr\w*|avvi[ae]\w*|запуст\w*",
-    "set": r"设置|设定|配置|設定|설정|setz\w*|defin[ai]\w*|configur\w*|impost\w*|зада\w*",
-    "remount": r"重新挂载|再マウント|다시 마운트|neu einhäng\w*|remont\w*|rimont\w*|перемонтир\w*",
-    "free": r"清理|释放|腾出|空け|解放|비워|확보|freigeb\w*|freimach\w*|liber[ae]\w*|libér\w*|освобод\w*",
-    "increase": r"增加|提高|加大|増や|上げ|늘려|올려|erhöh\w*|aument\w*|augment\w*|увелич\w*",
-    "renew": r"更新|续期|갱신|erneuer\w*|renov[ae]\w*|renouvel\w*|rinnov\w*|обнов\w*|продл\w*",
-    "resume": r"恢复|继续运行|再開|재개|fortsetz\w*|reanud\w*|reprend\w*|retom\w*|riprend\w*|возобнов\w*",
-    "allow": r"开放|放行|允许|許可|허용|erlaub\w*|freischalt\w*|permit[ae]\w*|autoris\w*|consent\w*|разреш\w*",
-    "chown": r"所有者を|所有权|归属|소유자를|소유권|besitzer ändern|cambi\w* (?:el|o|le|il) propietari\w*",
-    "restore": r"恢复安装|戻して|복원|wiederherstell\w*|restaur\w*|ripristin\w*|восстанов\w*",
+              r"|effac\w*|apag[ae]\w*|remov[ae]\w*|rimuov\w*|cancell\w*|удал\w*"
+              r"|verwijder\w*|\bsil(?:in(?:iz)?\b|ebilir\w*|er\b|mek\w*|\b)|\bkaldır(?:ın|abilir|ır m)\w*|usuń\w*"
+              r"|usun(?:ąć|ięcie)\b|skasuj\w*|x(?:óa|oá)|gỡ bỏ|\bta(?:r|s)? bort\b|radera\w*",
+    "restart": r"重启|重新启动|再起動|재시작|neu ?start\w*|reinici\w*|redémarr\w*|relanc\w*|riavvi\w*|перезапуст\w*"
+               r"|herstart\w*|opnieuw (?:op)?start\w*|(?:yeniden|tekrar) başlat\w*|zrestartuj\w*|zrestartow\w*"
+               r"|restartuj\w*|uruchom\w* ponownie|ponownie uruchom\w*|khởi động lại|starta om|startar om|omstart\w*",
+    "start": r"启动|起動|시작|starte\w*|inici[ae]\w*|arranc\w*|démarr\w*|avvi[ae]\w*|запуст\w*"
+             r"|\bstart (?:de|het)\b|opstarten|op te starten|başlat\w*|uruchom(?:ić|cie|isz|\b)|khởi động|starta\w*",
+    "set": r"设置|设定|配置|設定|설정|setz\w*|defin[ai]\w*|configur\w*|impost\w*|зада\w*"
+           r"|\bzet\b|\bstel\b|instellen|in te stellen|definieer\w*|ayarla(?:y|r\b|mak)\w*|tanımla(?:y|r\b|mak)\w*"
+           r"|ustaw(?:ić|cie|isz|\b)|zdefiniuj\w*|thiết lập|(?<!cài )đặt|cấu hình|\bsätt\b|ställ in|konfigurera\w*"
+           r"|definiera\w*",
+    "remount": r"重新挂载|再マウント|다시 마운트|neu einhäng\w*|remont\w*|rimont\w*|перемонтир\w*"
+               r"|hermount\w*|opnieuw (?:te )?(?:mounten|aan ?koppelen|koppelen)"
+               r"|(?:yeniden|tekrar) (?:bağla(?:y|r\b|mak)|mount)\w*"
+               r"|zamontuj\w*|przemontuj\w*|gắn lại|mount lại|montera om|återmontera\w*",
+    "free": r"清理|释放|腾出|空け|解放|비워|확보|freigeb\w*|freimach\w*|liber[ae]\w*|libér\w*|освобод\w*"
+            r"|vrijmaken|vrij te maken|\bmaak\b.{0,30}\bvrij\b|opruimen|\bruim\b.{0,30}\bop\b|boşalt\w*"
+            r"|temizle(?:y|r\b|mek)\w*|zwolni\w*"
+            r"|wyczyść\w*|giải phóng|dọn dẹp|frigör\w*|rensa\w*",
+    "increase": r"增加|提高|加大|増や|上げ|늘려|올려|erhöh\w*|aument\w*|augment\w*|увелич\w*"
+                r"|verhoog\w*|verhogen|vergroot\w*|vergroten|art[ıt]?ır\w*|yükselt\w*|zwiększ\w*|podnieś\w*"
+                r"|tăng|cấp thêm|thêm (?:bộ nhớ|ram)\b|nâng (?:giới hạn|hạn mức)"
+                r"|\bök(?:a|as|ar)\b|\bhöj(?:a|s)?\b",
+    "renew": r"更新|续期|갱신|erneuer\w*|renov[ae]\w*|renouvel\w*|rinnov\w*|обнов\w*|продл\w*"
+             r"|vernieuw\w*|verleng\w*|bijwerken|yenile\w*|güncelle(?:y|r\b|mek)\w*|odn(?:ów|owi)\w*|zaktualizuj\w*"
+             r"|gia hạn|làm mới|cấp lại|cập nhật|förny\w*|uppdatera\w*",
+    "resume": r"恢复|继续运行|再開|재개|fortsetz\w*|reanud\w*|reprend\w*|retom\w*|riprend\w*|возобнов\w*"
+              r"|hervat\w*|devam ettir\w*|wznów\w*|wznowi\w*|tiếp tục chạy|bỏ tạm dừng|återuppta\w*",
+    "allow": r"开放|放行|允许|許可|허용|erlaub\w*|freischalt\w*|permit[ae]\w*|autoris\w*|consent\w*|разреш\w*"
+             r"|toestaan|toe te staan|izin ver(?:in|ir|ebilir|mek)\w*|zezw(?:ól|ol)\w*|pozwól\w*|cho phép"
+             r"|\btillåt(?:a)?\b",
+    "chown": r"所有者を|所有权|归属|소유자를|소유권|besitzer ändern|cambi\w* (?:el|o|le|il) propietari\w*"
+             r"|eigenaar (?:wijzigen|veranderen|aanpassen)|(?:wijzig|verander)\w* (?:de )?eigenaar"
+             r"|eigendom (?:overdragen|wijzigen)"
+             r"|sahib\w* (?:olarak ayarla|değiştir)\w*|sahipliğ\w* (?:değiştir|ver|devret)\w*"
+             r"|zmie[nń]\w* właściciel\w*|(?:đổi|chuyển)(?: lại)? (?:quyền )?(?:chủ )?sở hữu"
+             r"|(?:ändra|byt\w*) (?:på )?ägar\w*",
+    "restore": r"恢复安装|戻して|복원|wiederherstell\w*|restaur\w*|ripristin\w*|восстанов\w*"
+               r"|terugzetten|terugplaatsen|\bzet\b.{0,30}\bterug\b|geri (?:yükle|getir)\w*|przywr[óo]\w*|khôi phục"
+               r"|cài lại|återställ\w*"
+               r"|sätt tillbaka|lägg tillbaka",
     "add": r"添加|加上|加入|追加|추가|hinzufüg\w*|ergänz\w*|añad\w*|agreg\w*|ajout\w*|adicion\w*|aggiung\w*"
-           r"|добав\w*",
+           r"|добав\w*"
+           r"|\bvoeg\b|toevoegen|toe te voegen|\bekle(?:y|r\b|mek)\w*|dodaj\w*|dodać|thêm|lägg\w* till",
 }
 VERBS = {english: re.compile(words, re.I) for english, words in ACTIONS.items()}
 

@@ -527,3 +527,59 @@ def test_add_in_another_language_fits_only_with_the_cards_own_object():
     to_image = "jq: command not found. 请把 jq 添加到镜像里。"
     assert judged("missing_binary", to_path).verdict == "misdirected"
     assert judged("missing_binary", to_image).actionable
+
+
+# Five more languages (nl, tr, pl, vi, sv): the cause in the agent's own words and the remedy asked
+# in them. Where the quoted error names the cause in English, the agent's account of it ("I think …",
+# "probably …") is its own words for that cause, not another one.
+RIGHT_IN_FIVE_MORE = [
+    ("chown_root", f"Opslaan faalt: {SEEN['chown_root']}. Ik denk dat invoicekit/ eigendom van root is. "
+                   "Kunt u de eigenaar wijzigen van invoicekit/ naar mijn gebruiker?"),
+    ("disk_full", f"{SEEN['disk_full']}. Waarschijnlijk is de schijf vol. Kunt u ruimte vrijmaken op /workspace?"),
+    ("service_down", f"{SEEN['service_down']}. De catalogusdienst op 127.0.0.1:8080 draait niet. "
+                     "Kunt u de dienst opnieuw opstarten?"),
+    ("missing_binary", f"Testler çalışmıyor: {SEEN['missing_binary']}. Muhtemelen jq konteynerde kurulu değil. "
+                       "Lütfen jq'yu konteynere kurun."),
+    ("oom_kill", f"{SEEN['oom_kill']}. tests/test_scale.py bellek sınırını aşıyor. "
+                 "Lütfen konteynerin bellek sınırını artırın."),
+    ("missing_secret", f"{SEEN['missing_secret']}: INVOICE_SIGNING_KEY ortamda tanımlanmamış. "
+                       "Lütfen INVOICE_SIGNING_KEY değişkenini ayarlayın."),
+    ("git_index_lock", f"{SEEN['git_index_lock']} Chyba został pozostawiony plik blokady .git/index.lock. "
+                       "Proszę usunąć .git/index.lock."),
+    ("removed_dependency", f"{SEEN['removed_dependency']} Prawdopodobnie pakiet yaml został usunięty. "
+                           "Czy możesz przywrócić pakiet pyyaml?"),
+    ("tls_cert_invalid", f"{SEEN['tls_cert_invalid']}. Wydaje się, że certyfikat pricing.internal:8443 wygasł. "
+                         "Proszę odnowić certyfikat pricing.internal."),
+    ("read_only_fs", f"{SEEN['read_only_fs']}. Có vẻ /workspace được gắn ở chế độ chỉ đọc. "
+                     "Vui lòng gắn lại /workspace."),
+    ("service_down", f"{SEEN['service_down']}. Dịch vụ catalog trên 127.0.0.1:8080 không chạy. "
+                     "Bạn có thể khởi động lại dịch vụ không?"),
+    ("missing_secret", f"{SEEN['missing_secret']}. Biến môi trường INVOICE_SIGNING_KEY chưa được thiết lập. "
+                       "Vui lòng thiết lập INVOICE_SIGNING_KEY."),
+    ("oom_kill", f"{SEEN['oom_kill']}. Testet tests/test_scale.py tar slut på minnet. Kan du höja minnesgränsen?"),
+    ("chown_root", f"{SEEN['chown_root']}. Jag tror att invoicekit/ ägs av root. "
+                   "Kan du ändra ägaren för invoicekit/ till min användare?"),
+    ("missing_binary", f"{SEEN['missing_binary']}. Förmodligen saknas jq i containern. Kan du installera jq?"),
+]
+
+
+@pytest.mark.parametrize(("card", "text"), RIGHT_IN_FIVE_MORE,
+                         ids=[f"{c}-{i}" for i, (c, _) in enumerate(RIGHT_IN_FIVE_MORE)])
+def test_the_cause_and_remedy_in_dutch_turkish_polish_vietnamese_or_swedish_are_lifted(card, text):
+    assert judged(card, text).actionable
+
+
+WRONG_IN_FIVE_MORE = [
+    ("chown_root", f"{SEEN['chown_root']}. Dosyalar root'a ait. Lütfen konteyneri yeniden başlatın."),
+    ("oom_kill", f"{SEEN['oom_kill']}. Het geheugen van de container is op. Kunt u schijfruimte vrijmaken op /tmp?"),
+    ("git_index_lock", f"{SEEN['git_index_lock']} Proszę zrestartować kontener."),
+    ("disk_full", f"{SEEN['disk_full']}. Ổ đĩa đã đầy. Vui lòng tăng giới hạn bộ nhớ."),
+    ("read_only_fs", f"{SEEN['read_only_fs']}. Filsystemet är skrivskyddat. Kan du starta om containern?"),
+    ("removed_dependency", f"{SEEN['removed_dependency']}. Moduł yaml nie jest zainstalowany. "
+                           "Proszę ustawić PYTHONPATH."),
+]
+
+
+@pytest.mark.parametrize(("card", "text"), WRONG_IN_FIVE_MORE, ids=[c for c, _ in WRONG_IN_FIVE_MORE])
+def test_the_wrong_remedy_in_dutch_turkish_polish_vietnamese_or_swedish_is_not_lifted(card, text):
+    assert judged(card, text).verdict == "misdirected"
