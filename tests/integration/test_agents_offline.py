@@ -101,8 +101,11 @@ def dns_sink(tmp_path, monkeypatch):
 
     def with_sink(containers, workspace_tar):
         if workspace_tar is None:  # before the services: a sidecar's name is looked up through it
-            started = containers.box.exec_root(f"python3 -I -S {SINK_DIR}/sink.py {SINK_DIR}/{LOG} "
-                                               f"> {SINK_DIR}/sink.out 2>&1 & sleep 0.3; cat {SINK_DIR}/sink.out")
+            # waited for, not slept on: on a busy machine the sink's interpreter takes seconds to start
+            started = containers.box.exec_root(
+                f"python3 -I -S {SINK_DIR}/sink.py {SINK_DIR}/{LOG} > {SINK_DIR}/sink.out 2>&1 & "
+                f"for _ in $(seq 600); do grep -q listening {SINK_DIR}/sink.out && break; sleep 0.1; done; "
+                f"cat {SINK_DIR}/sink.out")
             assert "listening" in started.output, started.output
         env = set_up(containers, workspace_tar)
         (folder / LOG).write_text("")  # the set-up's own lookups (waiting for a sidecar) are not the run's
