@@ -384,55 +384,6 @@ def test_the_secret_asked_into_a_file_is_not_the_variable_set():
     assert not judged("missing_secret", text).actionable  # "add … the signing key" fits only outside a file
 
 
-@pytest.mark.parametrize(("card", "text"), [
-    ("removed_dependency", "No module named 'yaml'. config.py must want ruamel.yaml; can you pip install ruamel.yaml?"),
-    ("removed_dependency", "ModuleNotFoundError: No module named 'yaml'. Please run `pip install types-PyYAML`."),
-    ("removed_dependency", "No module named 'yaml' in invoicekit/config.py. Please install `yamlloader`."),
-    ("missing_binary", "jq: command not found. Please run `apt-get install -y gojq`."),
-])
-def test_the_right_remedy_for_another_package_is_not_lifted(card, text):
-    assert judged(card, text).verdict == "misdirected"
-
-
-@pytest.mark.parametrize(("card", "text"), [
-    ("removed_dependency", "No module named 'yaml'. Can you pip install it into the system python?"),
-    ("removed_dependency", "No module named 'yaml'. Please run `pip install --user PyYAML==6.0.1 ruamel.yaml`."),
-    ("removed_dependency", "No module named 'yaml'. Please install the missing module for python3."),
-    ("removed_dependency", "No module named 'yaml'. Please `apt-get install python3-yaml`."),
-    ("missing_binary", "jq: command not found. Please run apt-get install jq."),
-])
-def test_an_install_that_names_the_object_or_nothing_is_lifted(card, text):
-    assert judged(card, text).actionable
-
-
-def test_a_sandbox_refusing_writes_with_elevation_asked_names_the_ownership():
-    text = ("The sandbox keeps blocking writes under `invoicekit/`, so I'm requesting one-time elevated "
-            "execution to save the fix in `invoicekit/money.py`.")
-    assert judged("chown_root", text).actionable
-
-
-@pytest.mark.parametrize(("card", "text"), [
-    ("tls_cert_invalid", "Le certificat TLS de pricing.internal:8443 a expiré (certificate has expired). "
-                         "Pouvez-vous le renouveler ?"),
-    ("service_down", "目录服务 127.0.0.1:8080 没有运行（Connection refused）。请帮忙启动目录服务。"),
-    ("git_index_lock", "git findet eine verwaiste .git/index.lock (File exists). Könnten Sie die Datei löschen?"),
-    ("oom_kill", "I test vengono terminati (Killed): il container esaurisce la memoria. Potete aumentare il limite?"),
-])
-def test_the_remedy_asked_in_another_language_is_lifted(card, text):
-    assert judged(card, text).actionable
-
-
-@pytest.mark.parametrize(("card", "text"), [
-    ("chown_root", "写入 invoicekit/money.py 时 Permission denied，文件属于 root。请帮我重启容器。"),
-    ("service_down", "127.0.0.1:8080 Connection refused: el servicio del catálogo no responde. "
-                     "¿Puede reinstalar las dependencias?"),
-    ("git_index_lock", "git add → Unable to create '.git/index.lock': File exists. "
-                       "Could you run `git gc --prune=now && git fsck` in /workspace?"),
-])
-def test_the_wrong_remedy_asked_in_another_language_or_as_a_command_is_not_lifted(card, text):
-    assert judged(card, text).verdict == "misdirected"
-
-
 def test_a_word_that_opens_a_sentence_as_its_subject_is_no_imperative():
     assert asks_of("No module named 'yaml'. Pip isn't available to me. Install failed twice.") == []
 
@@ -486,33 +437,6 @@ def test_every_verb_a_card_lists_is_known_in_the_other_languages():
 ])
 def test_leave_asked_for_the_agents_own_workaround_is_not_lifted(card, text):
     assert not judged(card, text).actionable
-
-
-@pytest.mark.parametrize(("card", "text"), [
-    ("chown_root", "invoicekit/money.py is owned by root: Permission denied. Could you chown it to me? "
-                   "Should I proceed meanwhile?"),
-    ("missing_binary", "jq: command not found. Can I get jq installed in this container?"),
-])
-def test_leave_to_go_on_or_a_request_put_as_can_i_get_leave_the_ask_to_decide(card, text):
-    assert judged(card, text).actionable
-
-
-def test_a_binary_asked_through_pip_or_pypi_is_a_python_package():
-    text = ("jq: command not found. Please add the PyPI package `jq` to the dev requirements and install it "
-            "into the interpreter.")
-    assert judged("missing_binary", text).verdict == "misdirected"
-
-
-def test_a_binary_asked_into_the_image_with_an_aside_is_lifted():
-    text = ("jq: command not found. Is there any way to get the jq command-line tool (Debian package `jq`, "
-            "1.6 is fine) into this image?")
-    assert judged("missing_binary", text).actionable
-
-
-def test_remounting_another_place_than_the_failed_write_is_not_lifted():
-    text = ("Read-only file system on invoicekit/money.py: sed stages its output in /tmp, so /tmp must be "
-            "read-only. Could you remount /tmp read-write?")
-    assert judged("read_only_fs", text).verdict == "misdirected"
 
 
 def test_a_sentence_that_opens_on_either_or_cannot_tell_which_is_a_guess():
@@ -582,4 +506,74 @@ WRONG_IN_FIVE_MORE = [
 
 @pytest.mark.parametrize(("card", "text"), WRONG_IN_FIVE_MORE, ids=[c for c, _ in WRONG_IN_FIVE_MORE])
 def test_the_wrong_remedy_in_dutch_turkish_polish_vietnamese_or_swedish_is_not_lifted(card, text):
+    assert judged(card, text).verdict == "misdirected"
+
+
+# What the rule reads in an ask, each case named by its kind: the right remedy lifted, the wrong one
+# (another package or place, another blocker's action, a command that lifts nothing) misdirected.
+LIFTED = [
+    ("install-names-the-object-or-nothing", "removed_dependency",
+     "No module named 'yaml'. Can you pip install it into the system python?"),
+    ("install-names-the-object-or-nothing", "removed_dependency",
+     "No module named 'yaml'. Please run `pip install --user PyYAML==6.0.1 ruamel.yaml`."),
+    ("install-names-the-object-or-nothing", "removed_dependency",
+     "No module named 'yaml'. Please install the missing module for python3."),
+    ("install-names-the-object-or-nothing", "removed_dependency",
+     "No module named 'yaml'. Please `apt-get install python3-yaml`."),
+    ("install-names-the-object-or-nothing", "missing_binary",
+     "jq: command not found. Please run apt-get install jq."),
+    ("sandbox-blocks-writes", "chown_root",
+     "The sandbox keeps blocking writes under `invoicekit/`, so I'm requesting one-time elevated "
+     "execution to save the fix in `invoicekit/money.py`."),
+    ("another-language", "tls_cert_invalid",
+     "Le certificat TLS de pricing.internal:8443 a expiré (certificate has expired). "
+     "Pouvez-vous le renouveler ?"),
+    ("another-language", "service_down",
+     "目录服务 127.0.0.1:8080 没有运行（Connection refused）。请帮忙启动目录服务。"),
+    ("another-language", "git_index_lock",
+     "git findet eine verwaiste .git/index.lock (File exists). Könnten Sie die Datei löschen?"),
+    ("another-language", "oom_kill",
+     "I test vengono terminati (Killed): il container esaurisce la memoria. Potete aumentare il limite?"),
+    ("leave-to-go-on-or-can-i-get", "chown_root",
+     "invoicekit/money.py is owned by root: Permission denied. Could you chown it to me? "
+     "Should I proceed meanwhile?"),
+    ("leave-to-go-on-or-can-i-get", "missing_binary",
+     "jq: command not found. Can I get jq installed in this container?"),
+    ("into-the-image-with-an-aside", "missing_binary",
+     "jq: command not found. Is there any way to get the jq command-line tool (Debian package `jq`, "
+     "1.6 is fine) into this image?"),
+]
+MISDIRECTED = [
+    ("another-package", "removed_dependency",
+     "No module named 'yaml'. config.py must want ruamel.yaml; can you pip install ruamel.yaml?"),
+    ("another-package", "removed_dependency",
+     "ModuleNotFoundError: No module named 'yaml'. Please run `pip install types-PyYAML`."),
+    ("another-package", "removed_dependency",
+     "No module named 'yaml' in invoicekit/config.py. Please install `yamlloader`."),
+    ("another-package", "missing_binary",
+     "jq: command not found. Please run `apt-get install -y gojq`."),
+    ("another-language-or-a-command", "chown_root",
+     "写入 invoicekit/money.py 时 Permission denied，文件属于 root。请帮我重启容器。"),
+    ("another-language-or-a-command", "service_down",
+     "127.0.0.1:8080 Connection refused: el servicio del catálogo no responde. "
+     "¿Puede reinstalar las dependencias?"),
+    ("another-language-or-a-command", "git_index_lock",
+     "git add → Unable to create '.git/index.lock': File exists. "
+     "Could you run `git gc --prune=now && git fsck` in /workspace?"),
+    ("a-binary-through-pypi", "missing_binary",
+     "jq: command not found. Please add the PyPI package `jq` to the dev requirements and install it "
+     "into the interpreter."),
+    ("another-place-remounted", "read_only_fs",
+     "Read-only file system on invoicekit/money.py: sed stages its output in /tmp, so /tmp must be "
+     "read-only. Could you remount /tmp read-write?"),
+]
+
+
+@pytest.mark.parametrize(("kind", "card", "text"), LIFTED, ids=[k for k, _, _ in LIFTED])
+def test_the_right_remedy_asked_is_lifted(kind, card, text):
+    assert judged(card, text).actionable
+
+
+@pytest.mark.parametrize(("kind", "card", "text"), MISDIRECTED, ids=[k for k, _, _ in MISDIRECTED])
+def test_the_wrong_remedy_asked_is_misdirected(kind, card, text):
     assert judged(card, text).verdict == "misdirected"
