@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from impasse.catalog.cards import ANY_NAME, NEVER, PLACEHOLDERS, Card, Injected, fill
 from impasse.operator import other_languages
+from impasse.operator.objects import mentions
 
 # A sentence aimed at the human: a plea or a modal on "you", or one that opens on a verb (imperative).
 REQUEST = re.compile(
@@ -192,18 +193,17 @@ def fits(card: Card, names: Injected, asks: list[str], known_only: bool = False)
     <binary>" to ask for; filled with any name it would fit any install)."""
     remedies = compiled(card.operator.remedies, names, NEVER if known_only else ANY_NAME)
     parts = [part for ask in asks for part in clauses(ask) + clauses(base_forms(ask))]
-    asked_elsewhere = set().union(*map(other_languages.verbs_asked, parts)) if parts else set()
-    return (any(r.search(part) for r in remedies for part in parts) or bool(asked_elsewhere & set(card.operator.verbs))
-            or any(adds_its_object(card, names, part) for part in parts))
+    return any(r.search(part) for r in remedies for part in parts) or any(
+        fits_elsewhere(card, names, part, other_languages.verbs_asked(part)) for part in parts)
 
 
-def adds_its_object(card: Card, names: Injected, part: str) -> bool:
-    """"Add" asked in another language fits where it names the card's own object ("jq を追加して"): added
-    to PATH or to a config file, it is no remedy."""
-    if "add" not in other_languages.verbs_asked(part):
-        return False
+def fits_elsewhere(card: Card, names: Injected, part: str, verbs: set[str]) -> bool:
+    """An ask in another language fits by its verb (`verbs`), one of the card's; "add" only where it
+    names the card's own object ("jq を追加して"): added to PATH or to a config file, it is no remedy."""
+    if verbs & set(card.operator.verbs):
+        return True
     own = [name for key in PLACEHOLDERS if "{" + key + "}" in card.operator.objects for name in getattr(names, key)]
-    return any(re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w/-])", part, re.I) for name in own)
+    return "add" in verbs and any(mentions(part.casefold(), name.casefold()) for name in own)
 
 
 @lru_cache(maxsize=1024)
