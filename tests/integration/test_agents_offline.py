@@ -101,6 +101,9 @@ def dns_sink(tmp_path, monkeypatch):
 
     def with_sink(containers, workspace_tar):
         if workspace_tar is None:  # before the services: a sidecar's name is looked up through it
+            # the folder outlives each run: the last run's "listening" must not be read before this
+            # sink's shell truncates the file
+            (folder / "sink.out").unlink(missing_ok=True)
             # waited for, not slept on: on a busy machine the sink's interpreter takes seconds to start
             started = containers.box.exec_root(
                 f"python3 -I -S {SINK_DIR}/sink.py {SINK_DIR}/{LOG} > {SINK_DIR}/sink.out 2>&1 & "
