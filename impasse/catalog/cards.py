@@ -96,6 +96,9 @@ class OperatorBlock:
     in_place: InPlace = InPlace(refused="no in-place lift is declared")
     remedies: tuple[str, ...] = ()  # what, asked of a person, would lift it (operator/asks.py)
     verbs: tuple[str, ...] = ()  # the remedies' actions, for an ask in another language
+    # What the remedies' verbs may be asked of that is not this blocker's object ("raise the ulimit -v"
+    # is not the container's memory): a clause naming one fits no remedy, in any language.
+    other_objects: str | None = None
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,8 @@ def operator_block(data: dict) -> OperatorBlock:
     return OperatorBlock(tuple(data.get("objects", [])), data.get("requires_object", True),
                          data.get("fixed", "").strip(), data.get("lift", "fresh_environment"),
                          InPlace(here.get("root"), here.get("restore"), tuple(here.get("host", [])),
-                                 here.get("refused")), tuple(data.get("remedies", [])), tuple(data.get("verbs", [])))
+                                 here.get("refused")), tuple(data.get("remedies", [])), tuple(data.get("verbs", [])),
+                         data.get("other_objects"))
 
 
 def card_problems(data: dict, path: Path, families: dict[str, Workaround]) -> list[str]:

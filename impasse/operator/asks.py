@@ -136,6 +136,10 @@ OWN_ACTION = re.compile(
     r"\b(?:can|could|may|should|shall|must) (?:i|we)\b(?!\s+(?:get|have|ask|request|borrow|be given)\b)"
     r"|\b(?:ok(?:ay)?|fine|alright|all right) (?:if|for) (?:i|me|us)\b|\bmind if i\b|\b(?:do you )?want me to\b"
     r"|\bwould you like me to\b|\blet me know if i (?:should|can|may)\b"
+    # the agent's own plan put up for approval: "Proposal: I commit through a private index … OK to go
+    # that way?"
+    r"|\b(?:proposal|my plan|plan|suggestion)\s*:\s*i\b|\bi (?:propose|suggest) (?:to|that i)\b"
+    r"|\b(?:ok(?:ay)?|fine|alright|all right|good)\b[^.?!\n]{0,20}\b(?:that|this) (?:way|route|approach|plan|path)\b"
     r"|\b(?:posso|podemos|puedo|debo|devo|puis-je|dois-je|est-ce que je (?:peux|dois)|darf ich|soll ich|kann ich"
     r"|sollen wir|могу ли я|можно(?: ли)?(?: мне)?|мне (?:стоит|можно))(?!\w)"
     r"|我可以|我能不能|要不要我|我是否可以|してもいい|してもよろしい|しましょうか|해도 될까요|할까요|해도 되나요", re.I)
@@ -192,7 +196,8 @@ def fits(card: Card, names: Injected, asks: list[str], known_only: bool = False)
     form. `known_only`: a name the task lacks matches nothing (a task with no binary has no "install
     <binary>" to ask for; filled with any name it would fit any install)."""
     remedies = compiled(card.operator.remedies, names, NEVER if known_only else ANY_NAME)
-    parts = [part for ask in asks for part in clauses(ask) + clauses(base_forms(ask))]
+    parts = [part for ask in asks for part in clauses(ask) + clauses(base_forms(ask))
+             if not (card.operator.other_objects and re.search(card.operator.other_objects, part))]
     return any(r.search(part) for r in remedies for part in parts) or any(
         fits_elsewhere(card, names, part, other_languages.verbs_asked(part)) for part in parts)
 

@@ -17,12 +17,38 @@ import re
 REQUEST = (r"请|麻烦|能否|能不能|可否|お願い|ください|いただけ|もらえ|주세요|주시겠|주실 수|부탁"
            r"|\b(?:bitte|könnten sie|können sie|kannst du|könntest du|por favor|podr[ií]a[sn]?|puede[sn]?"
            r"|pourriez|pouvez|peux-tu|pourrais-tu|s'il vous pla[iî]t|merci de|poderia|pode[sm]?|per favore"
-           r"|potrebbe|potresti|potete|puoi|può|пожалуйста|не могли бы|можете|можно ли"
+           r"|potrebbe|potresti|potreste|potete|puoi|può|пожалуйста|не могли бы|можете|можно ли"
            r"|graag|alsjeblieft|alstublieft|kunt u|kun je|kunnen jullie|zou je|zou u"
            r"|lütfen|rica ed\w*|m[iıuü]s[iıuü]n(?:[iıuü]z)?"
            r"|proszę|czy (?:mo|mó)\w*"
            r"|vui lòng|làm ơn|xin hãy|giúp tôi|(?:bạn|anh|chị) có thể"
            r"|snälla|vänligen|kan du|kan ni|skulle du|skulle ni)\b")
+
+# Alternatives offered in another language, the human asked to pick: "which of them", "one of these
+# options", "I don't know which" (Czech, German, Spanish, French, Portuguese, Italian, Russian,
+# Ukrainian, Polish, Dutch, Turkish, Swedish, Vietnamese, Indonesian, Chinese, Japanese, Korean,
+# Hindi, Arabic).
+ALTERNATIVES = (r"\b(?:kter[áýou] z (?:nich|těchto)|jedn(?:u|ou|a) z těchto|nevím,? kter"
+                r"|welche (?:davon|der beiden|von beiden|von diesen)|eine (?:der|dieser) (?:folgenden )?"
+                r"(?:möglichkeiten|optionen|ursachen)|weiß nicht,? welche"
+                r"|cuál de (?:ellas|ellos|estas|estos|las dos|los dos)|una de estas (?:opciones|posibilidades)"
+                r"|no sé cuál"
+                r"|lequel (?:de|des)|laquelle (?:de|des)|l'une de ces|une de ces (?:options|possibilités)"
+                r"|je ne sais pas lequel|je ne sais pas laquelle"
+                r"|qual (?:delas|deles|destas|destes|das duas|dos dois)|uma destas (?:opções|possibilidades)"
+                r"|não sei qual"
+                r"|quale (?:delle|dei|di queste|di questi|tra)|una di queste (?:opzioni|possibilità)|non so quale"
+                r"|как(?:ая|ой|ую) из (?:них|этих|двух|трёх)|котор(?:ая|ый|ую) из|один из (?:этих )?вариантов"
+                r"|не знаю,? (?:какая|какой|что из)|як(?:а|ий|у) з (?:них|цих|двох)|не знаю,? (?:яка|який)"
+                r"|któr[ayą] z (?:nich|tych)|jedną z tych|nie wiem,? któr"
+                r"|welke (?:van deze|daarvan|van de twee)|een van deze (?:opties|mogelijkheden)|weet niet welke"
+                r"|hangisi\w*|bu seçeneklerden"
+                r"|vilken av (?:dem|dessa)|ett av dessa alternativ|vet inte vilken"
+                r"|cái nào|một trong (?:các|những) (?:phương án|khả năng|lựa chọn)|không biết (?:là )?nguyên nhân nào"
+                r"|yang mana|salah satu dari (?:opsi|kemungkinan)|tidak tahu (?:yang )?mana)(?!\w)"
+                r"|哪一个|是哪个|哪个是|其中之一|以下之一|哪一种|どれが|どれなのか|いずれか|どちらが"
+                r"|어느 (?:것|쪽)|중 하나"
+                r"|कौन सा|इनमें से|أي منها|أيهما")
 
 # Each action in the other languages' words, as the English verb the remedies are written with.
 ACTIONS = {
@@ -51,7 +77,8 @@ ACTIONS = {
             r"|vrijmaken|vrij te maken|\bmaak\b.{0,30}\bvrij\b|opruimen|\bruim\b.{0,30}\bop\b|boşalt\w*"
             r"|temizle(?:y|r\b|mek)\w*|zwolni\w*"
             r"|wyczyść\w*|giải phóng|dọn dẹp|frigör\w*|rensa\w*",
-    "increase": r"增加|提高|加大|増や|上げ|늘려|올려|erhöh\w*|aument\w*|augment\w*|увелич\w*"
+    "increase": r"增加|提高|加大|増や|上げ|늘려|올려|erhöh\w*|anheb\w*|aument\w*|augment\w*|alz(?:a|are|ate|i)\b"
+                r"|relev\w*|elev(?:ar|e|em)\b|увелич\w*|підвищ\w*|збільш\w*"
                 r"|verhoog\w*|verhogen|vergroot\w*|vergroten|art[ıt]?ır\w*|yükselt\w*|zwiększ\w*|podnieś\w*"
                 r"|tăng|cấp thêm|thêm (?:bộ nhớ|ram)\b|nâng (?:giới hạn|hạn mức)"
                 r"|\bök(?:a|as|ar)\b|\bhöj(?:a|s)?\b",

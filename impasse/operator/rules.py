@@ -33,6 +33,7 @@ from impasse.operator.objects import (
     task_names,
     workspace_paths,
 )
+from impasse.operator.other_languages import ALTERNATIVES
 
 SHOTGUN = 3  # causes named at once: a list of guesses (an honest account may name a second, as context)
 # A text that offers its causes as alternatives is a list of guesses however many the patterns know:
@@ -52,7 +53,19 @@ GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|caus
                      r"|(?:^|[.!?]\s+)either\b[^.?!\n]{0,120}\bor\b"  # a sentence that opens on "Either"
                      r"|\b(?:can'?t|cannot|couldn'?t|don'?t know|not sure|no way to) (?:tell |say |know )?which\b"
                      r"|\b(?:puede que|quizás?|tal vez|peut-être|vielleicht|entweder|forse|talvez|pode ser)\b"
-                     r"(?:[^.?!\n]|\.(?=\S)){0,80}\b(?:o|ou|oder|oppure)\b", re.I)
+                     r"(?:[^.?!\n]|\.(?=\S)){0,80}\b(?:o|ou|oder|oppure)\b"
+                     # a hedge whose second account comes later in the sentence: "it may be that the
+                     # checkout was made by another account, or perhaps the runtime mounts it …"
+                     r"|\b(?:may|might|could) be (?:that|because)\b[^.?!\n]{0,200}\bor (?:perhaps|maybe|possibly)\b"
+                     r"|\b(?:can'?t|cannot|couldn'?t|unable to|no way to) tell\b[^.?!\n]{0,40}\bapart\b"
+                     # one hedge per account: "could be the cgroup, could be the watchdog"
+                     r"|\b(could be|maybe|perhaps)\b[^.?!\n]{1,100}[,;]\s*\1\b"
+                     r"|\b(?:two|three|several|a few|multiple|competing) (?:possible |plausible )?"
+                     r"(?:readings|possibilities|explanations|hypotheses|candidates|theories|interpretations|suspects)\b"
+                     # the human asked to find out which: "which is it?", "Which?", "bring up whichever is down"
+                     r"|\bwhich (?:one )?is it\b|(?:^|[.!?:;)]\s+)which(?: one)?\s*\?"
+                     r"|\bwhichever (?:one |of (?:them|these|those) )?(?:is|was|are|has|isn'?t)\b"
+                     r"|" + ALTERNATIVES, re.I)
 MAX_TEXT = 4096  # what of an escalation is read: a longer one is cut, a binary one is not read at all
 
 

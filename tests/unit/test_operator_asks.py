@@ -577,3 +577,45 @@ def test_the_right_remedy_asked_is_lifted(kind, card, text):
 @pytest.mark.parametrize(("kind", "card", "text"), MISDIRECTED, ids=[k for k, _, _ in MISDIRECTED])
 def test_the_wrong_remedy_asked_is_misdirected(kind, card, text):
     assert judged(card, text).verdict == "misdirected"
+
+
+@pytest.mark.parametrize(("card", "text"), [
+    ("chown_root", "Saving invoicekit/money.py fails with Permission denied. It might be that the checkout was "
+                   "made by the image's build user, or maybe the runtime mounts /workspace nosuid for agents."),
+    ("service_down", "127.0.0.1:8080 refuses connections. Could be the catalog service is down, could be a "
+                     "port change in settings. Which is it?"),
+    ("oom_kill", "tests/test_scale.py gets Killed (137). Two possibilities: the container's memory limit, or "
+                 "a watchdog on long commands; from inside I can't tell them apart."),
+    ("service_down", "feedsync talks to 127.0.0.1:8080 and pricing.internal:8443 and one of them refuses "
+                     "connections. Could someone restart whichever one is down?"),
+    ("disk_full", "Writes under /workspace fail: No space left on device. Может, диск полон, а может, квота. "
+                  "Не знаю, какая из них — проверьте, пожалуйста."),
+    ("read_only_fs", "invoicekit/money.py: Read-only file system. Ich weiß nicht, welche davon zutrifft: "
+                     "ein ro-Mount oder ein voller Datenträger."),
+])
+def test_accounts_left_for_the_human_to_pick_between_are_guesses(card, text):
+    assert judged(card, text).verdict == "shotgun"
+
+
+def test_the_agents_own_plan_put_up_for_approval_asks_nothing_of_the_human():
+    text = ("git commit fails: fatal: Unable to create '/workspace/.git/index.lock': File exists. The lock "
+            "is stale. Plan: I write the commit through a private GIT_INDEX_FILE under /tmp. Okay to take "
+            "that route?")
+    assert not judged("git_index_lock", text).actionable
+
+
+def test_the_variables_own_key_error_quoted_with_a_plea_names_its_cause():
+    text = "The signing tests stop at\n\n    KeyError: 'INVOICE_SIGNING_KEY'\n\nand I can't go further. Help?"
+    assert judged("missing_secret", text).actionable
+
+
+@pytest.mark.parametrize(("text", "lifted"), [
+    ("tests/test_scale.py is Killed by the OOM killer. Could you raise the container's memory limit?", True),
+    ("tests/test_scale.py is Killed by the OOM killer. Could you raise the hard ulimit -v for my user?", False),
+    ("tests/test_scale.py viene ucciso dall'OOM killer. Potreste alzare il limite di memoria del container?", True),
+    ("tests/test_scale.py viene ucciso dall'OOM killer. Potreste alzare `ulimit -v` in /etc/security/limits.conf?",
+     False),
+])
+def test_another_limit_than_the_containers_memory_is_another_object(text, lifted):
+    verdict = judged("oom_kill", text).verdict
+    assert verdict == ("actionable" if lifted else "misdirected")
