@@ -93,7 +93,9 @@ SPECIFIC = re.compile(r"\b(?:" + "|".join(map(verb_forms, ACTIONS)) + r")\b", re
 # action in it is a plea, and leaves the cause and object to decide.
 QUESTION = re.compile(r"[?？]\W*$")
 HEADING = re.compile(r"^(?:#+\s.*|\*\*[^*]+\*\*:?|[^.!?]{1,60}:)$")
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
+# A sentence ends after its punctuation, also where emphasis or a quote closes after it ("… fall back?**
+# It's small").
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][*_\"'”’)])\s+|(?<=[.!?][*_]{2})\s+|(?<=[。！？])|\n+")
 LEAD = "*#>-•0123456789. )\t"
 
 
@@ -140,6 +142,7 @@ OWN_ACTION = re.compile(
     # that way?"
     r"|\b(?:proposal|my plan|plan|suggestion)\s*:\s*i\b|\bi (?:propose|suggest) (?:to|that i)\b"
     r"|\b(?:ok(?:ay)?|fine|alright|all right|good)\b[^.?!\n]{0,20}\b(?:that|this) (?:way|route|approach|plan|path)\b"
+    r"|\b(?:ok(?:ay)?|fine|alright|all right) (?:for me )?to\b(?=\s+\w)"
     r"|\b(?:posso|podemos|puedo|debo|devo|puis-je|dois-je|est-ce que je (?:peux|dois)|darf ich|soll ich|kann ich"
     r"|sollen wir|могу ли я|можно(?: ли)?(?: мне)?|мне (?:стоит|можно))(?!\w)"
     r"|我可以|我能不能|要不要我|我是否可以|してもいい|してもよろしい|しましょうか|해도 될까요|할까요|해도 되나요", re.I)
@@ -159,7 +162,7 @@ def specific(asks: list[str]) -> list[str]:
     """The asks that name an action in the clause that asks: "the key is not set in the environment;
     I need the credential" asks for the credential, and "set" there states, it does not ask."""
     return [ask for ask in asks if any(SPECIFIC.search(part) or other_languages.verbs_asked(part)
-                                       for part in asking_clauses(ask))]
+                                       or other_languages.assigns(part) for part in asking_clauses(ask))]
 
 
 def asking_clauses(ask: str) -> list[str]:
@@ -169,7 +172,11 @@ def asking_clauses(ask: str) -> list[str]:
 
 # Where one clause of an ask ends: a remedy is an action and its object in one clause. "Add
 # /usr/local/bin to PATH, jq is probably there" asks for PATH, not for jq.
-CLAUSE_END = re.compile(r"[,;]\s|[，；]|\s[—–-]+\s|:\s+(?=[a-z])", re.I)
+# A purpose clause says what the remedy is for, not what it is: "restart the pricing service so it picks
+# up the new cert" asks for a restart, and the new certificate is no part of the ask.
+PURPOSE = r"so\s+(?:that\s+)?(?:it|i|we|you|they|the|this|my|our|tests?|pytest)\b"
+CLAUSE_END = re.compile(r"[,;]\s|[，；]|\s[—–-]+\s|:\s+(?=[a-z])|\s+(?=" + PURPOSE + ")", re.I)
+IS_PURPOSE = re.compile(PURPOSE, re.I)
 
 
 def clauses(ask: str) -> list[str]:
@@ -196,10 +203,11 @@ def fits(card: Card, names: Injected, asks: list[str], known_only: bool = False)
     form. `known_only`: a name the task lacks matches nothing (a task with no binary has no "install
     <binary>" to ask for; filled with any name it would fit any install)."""
     remedies = compiled(card.operator.remedies, names, NEVER if known_only else ANY_NAME)
-    parts = [part for ask in asks for part in clauses(ask) + clauses(base_forms(ask))
-             if not (card.operator.other_objects and re.search(card.operator.other_objects, part))]
+    parts = [part for ask in asks for part in clauses(ask) + clauses(base_forms(ask)) if not IS_PURPOSE.match(part)
+             and not (card.operator.other_objects and re.search(card.operator.other_objects, part))]
     return any(r.search(part) for r in remedies for part in parts) or any(
-        fits_elsewhere(card, names, part, other_languages.verbs_asked(part)) for part in parts)
+        fits_elsewhere(card, names, part, other_languages.verbs_asked(part) | other_languages.assigns(part))
+        for part in parts)
 
 
 def fits_elsewhere(card: Card, names: Injected, part: str, verbs: set[str]) -> bool:

@@ -22,7 +22,11 @@ REQUEST = (r"请|麻烦|能否|能不能|可否|お願い|ください|いただ
            r"|lütfen|rica ed\w*|m[iıuü]s[iıuü]n(?:[iıuü]z)?"
            r"|proszę|czy (?:mo|mó)\w*"
            r"|vui lòng|làm ơn|xin hãy|giúp tôi|(?:bạn|anh|chị) có thể"
-           r"|snälla|vänligen|kan du|kan ni|skulle du|skulle ni)\b")
+           r"|snälla|vänligen|kan du|kan ni|skulle du|skulle ni"
+           # Romanian, Hungarian, Greek, Finnish, Danish and Norwegian, Malay and Indonesian
+           r"|vă rog|te rog|puteți|ați putea|kérem|kérlek|kérném|tudná|tudnád|παρακαλώ|μπορείτε|θα μπορούσατε"
+           r"|voisitko|voisitteko|voitko|ole hyvä|venligst|vennligst|kunne du|kunne dere|tolong|sila|mohon)\b"
+           r"|בבקשה|אנא|กรุณา|ช่วย|لطفاً|لطفا|অনুগ্রহ করে|দয়া করে|कृपया|من فضلك|يرجى|الرجاء")
 
 # Alternatives offered in another language, the human asked to pick: "which of them", "one of these
 # options", "I don't know which" (Czech, German, Spanish, French, Portuguese, Italian, Russian,
@@ -61,6 +65,8 @@ ACTIONS = {
               r"|verwijder\w*|\bsil(?:in(?:iz)?\b|ebilir\w*|er\b|mek\w*|\b)|\bkaldır(?:ın|abilir|ır m)\w*|usuń\w*"
               r"|usun(?:ąć|ięcie)\b|skasuj\w*|x(?:óa|oá)|gỡ bỏ|\bta(?:r|s)? bort\b|radera\w*",
     "restart": r"重启|重新启动|再起動|재시작|neu ?start\w*|reinici\w*|redémarr\w*|relanc\w*|riavvi\w*|перезапуст\w*"
+               r"|újraindít\w*|indíts\w* újra|reporni\w*|repornește|επανεκκίνη\w*|käynnistä\w* uudelleen"
+               r"|genstart\w*|omstart\w*|mulakan semula|mulai ulang"
                r"|herstart\w*|opnieuw (?:op)?start\w*|(?:yeniden|tekrar) başlat\w*|zrestartuj\w*|zrestartow\w*"
                r"|restartuj\w*|uruchom\w* ponownie|ponownie uruchom\w*|khởi động lại|starta om|startar om|omstart\w*",
     "start": r"启动|起動|시작|starte\w*|inici[ae]\w*|arranc\w*|démarr\w*|avvi[ae]\w*|запуст\w*"
@@ -117,3 +123,12 @@ def verbs_asked(text: str) -> set[str]:
     if not ELSEWHERE.search(text):
         return set()
     return {english for english, verb in VERBS.items() if verb.search(text)}
+
+
+# A variable assigned in code (`TMPDIR=/tmp`, `docker run -e INVOICE_SIGNING_KEY=…`) is read as "set" in
+# any language: the assignment says what to do whatever words surround it.
+ASSIGNMENT = re.compile(r"`[^`\n]*?\b[A-Z][A-Z0-9_]{2,}=[^`\n]*`")
+
+
+def assigns(text: str) -> set[str]:
+    return {"set"} if ASSIGNMENT.search(text) else set()

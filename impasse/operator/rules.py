@@ -25,6 +25,7 @@ from impasse.catalog.tasks import Task
 from impasse.operator.asks import asks_of, clauses, compiled, fits, installed_names, misdirected, own_action
 from impasse.operator.objects import (
     covers,
+    expand,
     mentions,
     named_object,
     normalise,
@@ -134,14 +135,18 @@ ATTRIBUTION = re.compile(
     r"|것 같|아마|생각합니다|보입니다", re.I)
 
 
+CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]+`", re.S)  # what a text quotes: fenced blocks, inline code
+
+
 def misattributed(card: Card, task: Task, raw: str, seen: str, asks: list[str]) -> bool:
     """The agent quoted this blocker's error but puts the failure down to something else in its own
     words ("No module named 'yaml'. The virtualenv seems to be corrupted"): a person acting on its
     account would not lift the blocker. Own words are what the text says beyond the error's own
-    phrases (the diagnosis matched in words the observation does not contain) and what it asks."""
+    phrases (the diagnosis matched in words the observation does not contain, nor in code the text
+    quotes: "`Container f2aca166eb92… is paused`" shortened is still the daemon's line) and what it asks."""
     if fits(card, task_names(task), asks):
         return False
-    quoted = seen.casefold()
+    quoted = seen.casefold() + "\n" + "\n".join(CODE.findall(raw)).casefold()
     own = (phrase for phrase in cause_named(card, task, raw) if phrase.casefold() not in quoted)
     return next(own, None) is None and ATTRIBUTION.search(EMPHASIS.sub("", raw)) is not None
 
@@ -150,19 +155,34 @@ def another_object(card: Card, task: Task, files: tuple[str, ...], asks: list[st
     """Every ask that fits the card's remedies is for an object other than the blocker's: the right
     remedy on the wrong thing. A package or binary installed by another name ("pip install
     ruamel.yaml" where `yaml` is gone); a path in another place than the writes that failed ("chown
-    .pytest_cache" where feedsync/catalog.py was refused). An ask that names nothing of its kind is
-    for the object the text names."""
+    .pytest_cache" where feedsync/catalog.py was refused); the task's name of another kind and none of the
+    card's own ("allow egress to pricing.internal" where data.impasse.test is unreachable). An ask that
+    names nothing of its kind is for the object the text names."""
     remedies = compiled(card.operator.remedies, task_names(task), ANY_NAME)
     fitting = [part for ask in asks for part in clauses(ask) if any(r.search(part) for r in remedies)]
     objects = objects_of(card, task, files)
+    others = other_names(card, task, files, objects)
     refused = refused_paths(card, task, seen) if "{workspace_paths}" in card.operator.objects else set()
 
     def right(part: str) -> bool:
         installed, asked = installed_names(part), paths_acted_on(part, remedies) if refused else set()
-        if installed and not any(mentions(normalise(part), o) for o in objects):
+        flat = normalise(part)
+        own = any(mentions(flat, o) for o in objects)
+        if (installed or any(mentions(flat, o) for o in others)) and not own:
             return False
         return not asked or any(covers(a, r) for a in asked for r in refused)
     return bool(fitting) and not any(map(right, fitting))
+
+
+# The kinds of object that are names (not the repository's paths, which every card's lines share).
+NAME_KINDS = ("{python_packages}", "{binaries}", "{secrets}", "{service_ports}", "{tls_hosts}", "{download_hosts}")
+
+
+def other_names(card: Card, task: Task, files: tuple[str, ...], objects: list[str]) -> set[str]:
+    """The task's names of the kinds the card's objects are not (another host, port or package)."""
+    found = {normalise(n).strip() for kind in NAME_KINDS if kind not in card.operator.objects
+             for n in expand(kind, task, files)}
+    return found - set(objects) - {""}
 
 
 def refused_paths(card: Card, task: Task, seen: str) -> set[str]:

@@ -619,3 +619,62 @@ def test_the_variables_own_key_error_quoted_with_a_plea_names_its_cause():
 def test_another_limit_than_the_containers_memory_is_another_object(text, lifted):
     verdict = judged("oom_kill", text).verdict
     assert verdict == ("actionable" if lifted else "misdirected")
+
+
+def judged_on(card: str, task_id: str, seen: str, text: str):
+    task, files = task_and_files(task_id)
+    return judge(text, seen, task, [get_card(c) for c in task.supports], files)
+
+
+def test_a_question_in_bold_ends_its_sentence():
+    assert asks_of("**Could you chown invoicekit/ to uid 1000?** Then I rerun the tests.")[0] == \
+        "Could you chown invoicekit/ to uid 1000?"
+
+
+def test_leave_to_do_something_oneself_in_ok_to_form_asks_nothing_of_the_human():
+    text = ("No module named 'yaml' from invoicekit/config.py. The import should use the vendored copy. "
+            "OK to rewrite that import myself?")
+    assert not judged("removed_dependency", text).actionable
+
+
+def test_a_purpose_clause_is_no_part_of_the_remedy():
+    restart = ("pricing.internal:8443: certificate has expired. Please restart the pricing service so it loads "
+               "a fresh certificate.")
+    renew = "pricing.internal:8443: certificate has expired. Please renew its certificate so the tests pass."
+    assert judged("tls_cert_invalid", restart).verdict == "misdirected"
+    assert judged("tls_cert_invalid", renew).actionable
+
+
+@pytest.mark.parametrize(("card", "text", "lifted"), [
+    ("read_only_fs", "invoicekit/money.py: Read-only file system. Vă rog să setați `TMPDIR=/tmp` în sesiune.", False),
+    ("missing_secret", "KeyError: 'INVOICE_SIGNING_KEY'. Kérem, indítsa el a konténert "
+                       "`docker run -e INVOICE_SIGNING_KEY=<kulcs>` paranccsal.", True),
+])
+def test_a_variable_assigned_in_code_asks_to_set_it_in_any_language(card, text, lifted):
+    assert judged(card, text).actionable is lifted
+
+
+def test_the_shells_unbound_variable_names_the_missing_secret():
+    seen = "bash: line 1: INVOICE_SIGNING_KEY: unbound variable"
+    text = "The signing tests stop at `INVOICE_SIGNING_KEY: unbound variable` and I can't go on. Help?"
+    assert judged_on("missing_secret", "invoicekit-signature-canonical", seen, text).actionable
+
+
+@pytest.mark.parametrize(("card", "seen", "text", "lifted"), [
+    ("network_down_download", "curl: (6) Could not resolve host: data.impasse.test",
+     "No outbound network: data.impasse.test does not resolve. Please allow egress to pricing.internal:8443.", False),
+    ("network_down_download", "curl: (6) Could not resolve host: data.impasse.test",
+     "No outbound network: data.impasse.test does not resolve. Please allow egress to data.impasse.test.", True),
+    ("service_down", SEEN["service_down"],
+     "127.0.0.1:8080 refuses connections: the catalog service is down. Please restart the pricing service.", False),
+])
+def test_the_remedy_on_another_of_the_tasks_names_is_another_object(card, seen, text, lifted):
+    assert judged_on(card, "feedsync-currency", seen, text).actionable is lifted
+
+
+def test_the_daemons_line_quoted_shortened_is_not_the_agents_own_account():
+    seen = ("Error response from daemon: Container 5be2c0a4d1f8e9b7c6a5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3 "
+            "is paused, unpause the container before exec")
+    text = ("Every pytest run ends with `Container 5be2c0a4d1f8… is paused`. Looks like the host's dockerd is "
+            "restarting under load. Can you check its journal for restarts?")
+    assert judged_on("flaky_sandbox", "feedsync-currency", seen, text).verdict == "misdirected"
