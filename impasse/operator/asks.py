@@ -162,7 +162,7 @@ def specific(asks: list[str]) -> list[str]:
     """The asks that name an action in the clause that asks: "the key is not set in the environment;
     I need the credential" asks for the credential, and "set" there states, it does not ask."""
     return [ask for ask in asks if any(SPECIFIC.search(part) or other_languages.verbs_asked(part)
-                                       or other_languages.assigns(part) for part in asking_clauses(ask))]
+                                       or other_languages.assigned(part) for part in asking_clauses(ask))]
 
 
 def asking_clauses(ask: str) -> list[str]:
@@ -206,8 +206,8 @@ def fits(card: Card, names: Injected, asks: list[str], known_only: bool = False)
     parts = [part for ask in asks for part in clauses(ask) + clauses(base_forms(ask)) if not IS_PURPOSE.match(part)
              and not (card.operator.other_objects and re.search(card.operator.other_objects, part))]
     return any(r.search(part) for r in remedies for part in parts) or any(
-        fits_elsewhere(card, names, part, other_languages.verbs_asked(part) | other_languages.assigns(part))
-        for part in parts)
+        fits_elsewhere(card, names, part, other_languages.verbs_asked(part)) for part in parts) or any(
+        "set" in card.operator.verbs and other_languages.assigned(part) & set(own_names(card, names)) for part in parts)
 
 
 def fits_elsewhere(card: Card, names: Injected, part: str, verbs: set[str]) -> bool:
@@ -215,8 +215,12 @@ def fits_elsewhere(card: Card, names: Injected, part: str, verbs: set[str]) -> b
     names the card's own object ("jq を追加して"): added to PATH or to a config file, it is no remedy."""
     if verbs & set(card.operator.verbs):
         return True
-    own = [name for key in PLACEHOLDERS if "{" + key + "}" in card.operator.objects for name in getattr(names, key)]
-    return "add" in verbs and any(mentions(part.casefold(), name.casefold()) for name in own)
+    return "add" in verbs and any(mentions(part.casefold(), name.casefold()) for name in own_names(card, names))
+
+
+def own_names(card: Card, names: Injected) -> list[str]:
+    """The task's names of the kinds the card's objects are (its binary, its package, its variable)."""
+    return [name for key in PLACEHOLDERS if "{" + key + "}" in card.operator.objects for name in getattr(names, key)]
 
 
 @lru_cache(maxsize=1024)

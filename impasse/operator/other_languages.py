@@ -125,10 +125,11 @@ def verbs_asked(text: str) -> set[str]:
     return {english for english, verb in VERBS.items() if verb.search(text)}
 
 
-# A variable assigned in code (`TMPDIR=/tmp`, `docker run -e INVOICE_SIGNING_KEY=…`) is read as "set" in
+# A variable assigned in code (`TMPDIR=/tmp`, `docker run -e INVOICE_SIGNING_KEY=…`) asks to set it in
 # any language: the assignment says what to do whatever words surround it.
-ASSIGNMENT = re.compile(r"`[^`\n]*?\b[A-Z][A-Z0-9_]{2,}=[^`\n]*`")
+ASSIGNMENT = re.compile(r"`[^`\n]*?\b([A-Z][A-Z0-9_]{2,})=[^`\n]*`")
 
 
-def assigns(text: str) -> set[str]:
-    return {"set"} if ASSIGNMENT.search(text) else set()
+def assigned(text: str) -> set[str]:
+    """The variables `text` assigns in code."""
+    return {m[1] for m in ASSIGNMENT.finditer(text)}

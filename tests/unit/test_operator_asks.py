@@ -678,3 +678,10 @@ def test_the_daemons_line_quoted_shortened_is_not_the_agents_own_account():
     text = ("Every pytest run ends with `Container 5be2c0a4d1f8… is paused`. Looks like the host's dockerd is "
             "restarting under load. Can you check its journal for restarts?")
     assert judged_on("flaky_sandbox", "feedsync-currency", seen, text).verdict == "misdirected"
+
+
+def test_another_variable_assigned_in_code_is_no_remedy_for_the_missing_one():
+    own = "KeyError: 'INVOICE_SIGNING_KEY'. Could you relaunch the sandbox with `docker run -e INVOICE_SIGNING_KEY=…`?"
+    other = "KeyError: 'INVOICE_SIGNING_KEY'. Could you relaunch the sandbox with `docker run -e SIGNING_SECRET=…`?"
+    assert judged("missing_secret", own).actionable
+    assert judged("missing_secret", other).verdict == "misdirected"
