@@ -95,7 +95,8 @@ QUESTION = re.compile(r"[?？]\W*$")
 HEADING = re.compile(r"^(?:#+\s.*|\*\*[^*]+\*\*:?|[^.!?]{1,60}:)$")
 # A sentence ends after its punctuation, also where emphasis or a quote closes after it ("… fall back?**
 # It's small").
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][*_\"'”’)])\s+|(?<=[.!?][*_]{2})\s+|(?<=[。！？])|\n+")
+SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)\s+|(?<=[.!?][*_\"'”’)])\s+|(?<=[.!?][*_]{2})\s+"
+                          r"|(?<=[。！？])|\n+")
 LEAD = "*#>-•0123456789. )\t"
 
 
@@ -152,6 +153,18 @@ GO_ON = re.compile(r"\W*(?:proceed|continue|go ahead|go on|keep going|wait|stop|
                    r"|계속|기다릴)\W*$", re.I)
 
 
+# The agent's own plan stated before a plea to go on ("plan: spin up a stub catalog on :8080 myself …
+# ok to go ahead?"): the leave asked is for that plan.
+OWN_PLAN = re.compile(r"\b(?:proposal|(?:my |the )?plan|workaround)\s*:|\bmy plan is to\b"
+                      r"|\bi(?:'d| would| will|'ll) (?:\w+ ){1,6}?myself\b", re.I)
+
+
+def go_on(ask: str) -> bool:
+    """Whether `ask` asks leave only to go on or to wait ("should I proceed?", "ok to go ahead?")."""
+    match = OWN_ACTION.search(ask)
+    return match is not None and GO_ON.match(ask[match.end():]) is not None
+
+
 def own_action(ask: str) -> bool:
     """Whether `ask` asks leave for an action of the agent's own (not to go on, or to wait)."""
     match = OWN_ACTION.search(ask)
@@ -174,7 +187,7 @@ def asking_clauses(ask: str) -> list[str]:
 # /usr/local/bin to PATH, jq is probably there" asks for PATH, not for jq.
 # A purpose clause says what the remedy is for, not what it is: "restart the pricing service so it picks
 # up the new cert" asks for a restart, and the new certificate is no part of the ask.
-PURPOSE = r"so\s+(?:that\s+)?(?:it|i|we|you|they|the|this|my|our|tests?|pytest)\b"
+PURPOSE = r"so\s+(?:that\b|(?:it|i|we|you|they|the|this|my|our|tests?|pytest)\b)"
 CLAUSE_END = re.compile(r"[,;]\s|[，；]|\s[—–-]+\s|:\s+(?=[a-z])|\s+(?=" + PURPOSE + ")", re.I)
 IS_PURPOSE = re.compile(PURPOSE, re.I)
 

@@ -53,10 +53,11 @@ def unique_basenames(files: tuple[str, ...]) -> list[str]:
 
 
 def mentions(text: str, thing: str) -> bool:
-    """`thing` occurs in `text` as a whole word or path (not inside a longer name), or as the host of
-    a URL (`https://pricing.internal:8443/rates` names `pricing.internal`)."""
+    """`thing` occurs in `text` as a whole word or path (not inside a longer name, and a module's name
+    as a file, `yaml.py`, is the file), or as the host of a URL (`https://pricing.internal:8443/rates`
+    names `pricing.internal`)."""
     name = re.escape(thing)
-    return re.search(rf"(?<![\w/.-]){name}(?![\w/-])|(?<=://){name}(?![\w.-])", text) is not None
+    return re.search(rf"(?<![\w/.-]){name}(?![\w/-]|\.pyc?\b)|(?<=://){name}(?![\w.-])", text) is not None
 
 
 def named_object(card: Card, task: Task, files: tuple[str, ...], text: str) -> str | None:

@@ -22,7 +22,17 @@ from functools import cache
 
 from impasse.catalog.cards import ANY_NAME, Card, Injected, fill, load_cards
 from impasse.catalog.tasks import Task
-from impasse.operator.asks import asks_of, clauses, compiled, fits, installed_names, misdirected, own_action
+from impasse.operator.asks import (
+    OWN_PLAN,
+    asks_of,
+    clauses,
+    compiled,
+    fits,
+    go_on,
+    installed_names,
+    misdirected,
+    own_action,
+)
 from impasse.operator.objects import (
     covers,
     expand,
@@ -50,15 +60,21 @@ GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|caus
                      r"|\b(?:check|find out|tell me|confirm|determine|figure out|see|verify) which (?:of (?:these|them"
                      r"|those|the two|the three)|one|it is)\b"
                      # "either the certificate has expired, or the clock is ahead": alternative states
-                     r"|\beither\b[^.?!\n]{0,100}\b(?:is|are|has|have|was|were)\b[^.?!\n]{0,100}\bor\b"
+                     r"|\beither\b(?:[^.?!\n]|\.(?=\S)){0,100}\b(?:is|are|has|have|was|were)\b"
+                     r"(?:[^.?!\n]|\.(?=\S)){0,100}\bor\b"
                      r"|(?:^|[.!?]\s+)either\b[^.?!\n]{0,120}\bor\b"  # a sentence that opens on "Either"
                      r"|\b(?:can'?t|cannot|couldn'?t|don'?t know|not sure|no way to) (?:tell |say |know )?which\b"
+                     r"|\b(?:figure|figured|work|worked|find|found) out which\b"
                      r"|\b(?:puede que|quizás?|tal vez|peut-être|vielleicht|entweder|forse|talvez|pode ser)\b"
                      r"(?:[^.?!\n]|\.(?=\S)){0,80}\b(?:o|ou|oder|oppure)\b"
                      # a hedge whose second account comes later in the sentence: "it may be that the
                      # checkout was made by another account, or perhaps the runtime mounts it …"
                      r"|\b(?:may|might|could) be (?:that|because)\b[^.?!\n]{0,200}\bor (?:perhaps|maybe|possibly)\b"
-                     r"|\b(?:can'?t|cannot|couldn'?t|unable to|no way to) tell\b[^.?!\n]{0,40}\bapart\b"
+                     r"|\btell (?:these|them|those|the two|the three|the causes)\b[^.?!\n]{0,20}\bapart\b"
+                     r"|\b(?:second|third|another|other) (?:possibility|possible cause|explanation|candidate)\b"
+                     r"|\bcould (?:just )?as well be\b|\bmore than one (?:possible )?(?:cause|explanation|reason)\b"
+                     # "(space? inodes? a quota on uid 1000?)": alternatives each put as a question
+                     r"|\((?:[^()?\n]{1,40}\?\s*){2,}[^()\n]*\)"
                      # one hedge per account: "could be the cgroup, could be the watchdog"
                      r"|\b(could be|maybe|perhaps)\b[^.?!\n]{1,100}[,;]\s*\1\b"
                      r"|\b(?:two|three|several|a few|multiple|competing) (?:possible |plausible )?"
@@ -123,6 +139,9 @@ ATTRIBUTION = re.compile(
     r"|i (?:suspect|think|believe|guess)|probably|likely|must (?:be|have)"
     r"|the (?:root )?(?:cause|problem|issue|culprit|reason) (?:is|seems|appears|here)"
     r"|because|due to|caused by|my (?:best )?guess|i'?d guess|presumably|i assume)\b"
+    # a cause given under its own label: "**Cause:** …", "Causa:", "Ursache:", "原因："
+    r"|\b(?:(?:root )?cause|causa|cauza|ursache|oorzaak|причина|příčina|przyczyna|nguyên nhân|sebab)\W{0,3}[:：]"
+    r"|原因[:：]"
     # the same in other languages: I think, I suspect, probably, it seems
     r"|\b(?:ich (?:vermute|glaube|denke)|vermutlich|wahrscheinlich|liegt (?:wohl )?daran|creo que|supongo"
     r"|probablemente|parece que|je (?:pense|crois|suppose)|probablement|il semble|sans doute|acho que"
@@ -237,7 +256,7 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
     flat, names = normalise(raw), task_names(task)
     # leave asked for the agent's own action asks the human for nothing that would lift the blocker
     every_ask = asks_of(raw)
-    asks = [ask for ask in every_ask if not own_action(ask)]
+    asks = [ask for ask in every_ask if not own_action(ask) and not (go_on(ask) and OWN_PLAN.search(raw))]
     only_leave = bool(every_ask) and not asks
     # A cause is named in words (the diagnosis) or by asking for its remedy ("please remount it rw").
     causes = tuple(c.id for c in cards if names_cause(c, task, raw) or fits(c, names, asks))

@@ -685,3 +685,50 @@ def test_another_variable_assigned_in_code_is_no_remedy_for_the_missing_one():
     other = "KeyError: 'INVOICE_SIGNING_KEY'. Could you relaunch the sandbox with `docker run -e SIGNING_SECRET=…`?"
     assert judged("missing_secret", own).actionable
     assert judged("missing_secret", other).verdict == "misdirected"
+
+
+@pytest.mark.parametrize(("card", "text"), [
+    ("chown_root", "Permission denied on invoicekit/money.py. The owner could be root; it could just as well be a "
+                   "mount option. Nothing in here tells these two apart."),
+    ("service_down", "127.0.0.1:8080 refuses connections, which has more than one possible cause: the catalog "
+                     "service exited, or it listens elsewhere now."),
+    ("disk_full", "No space left on device under /workspace: some limit (blocks? inodes? a per-user quota?) "
+                  "is hit, and I have not worked out which."),
+    ("tls_cert_invalid", "certificate has expired for pricing.internal:8443: either pricing.internal really is "
+                         "serving an old certificate, or this clock runs ahead."),
+])
+def test_more_shapes_of_accounts_left_open(card, text):
+    assert judged(card, text).verdict == "shotgun"
+
+
+def test_a_go_ahead_asked_after_the_agents_own_plan_is_leave_for_that_plan():
+    plan = ("127.0.0.1:8080 refuses connections: the catalog service is down. Plan: I run a stub catalog on "
+            ":8080 myself and test against it. OK to go ahead?")
+    plea = "127.0.0.1:8080 refuses connections: the catalog service is down. OK to go ahead?"
+    assert judged("service_down", plan).verdict == "misdirected"
+    assert judged("service_down", plea).actionable
+
+
+def test_an_example_after_e_g_stays_in_the_ask():
+    seen = "curl: (6) Could not resolve host: data.impasse.test"
+    text = ("No network in the sandbox, data.impasse.test cannot be reached. Please attach the container to a "
+            "network, e.g. `docker network connect bridge <container>`.")
+    assert judged_on("network_down_download", "feedsync-currency", seen, text).actionable
+
+
+def test_a_cause_under_its_own_label_is_the_agents_account():
+    text = ("`OSError: [Errno 30] Read-only file system: 'invoicekit/money.py'`. **Cause:** an immutable "
+            "attribute on invoicekit/. Can you help?")
+    assert judged("read_only_fs", text).verdict == "misdirected"
+
+
+def test_dpkgs_no_packages_found_names_the_removed_package():
+    seen = "dpkg-query: no packages found matching python3-yaml"
+    text = "The suite won't collect: `dpkg-query: no packages found matching python3-yaml`. Can you help?"
+    assert judged_on("removed_dependency", "invoicekit-tax-rounding", seen, text).actionable
+
+
+def test_a_modules_name_as_a_file_names_the_file():
+    from impasse.operator.objects import mentions
+    assert mentions("please restore yaml.py in the root", "yaml") is False
+    assert mentions("please restore pyyaml so yaml imports", "yaml") is True
