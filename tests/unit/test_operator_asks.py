@@ -434,6 +434,8 @@ def test_every_verb_a_card_lists_is_known_in_the_other_languages():
                  "Est-ce que je peux marquer ce test avec @pytest.mark.skip ?"),
     ("removed_dependency", "No module named 'yaml' (invoicekit/config.py). Предлагаю заглушку для yaml. "
                            "Можно так сделать?"),
+    ("removed_dependency", "No module named 'yaml' from invoicekit/config.py. The import should use the vendored "
+                           "copy. OK to rewrite that import myself?"),
 ])
 def test_leave_asked_for_the_agents_own_workaround_is_not_lifted(card, text):
     assert not judged(card, text).actionable
@@ -592,6 +594,14 @@ def test_the_wrong_remedy_asked_is_misdirected(kind, card, text):
                   "Не знаю, какая из них — проверьте, пожалуйста."),
     ("read_only_fs", "invoicekit/money.py: Read-only file system. Ich weiß nicht, welche davon zutrifft: "
                      "ein ro-Mount oder ein voller Datenträger."),
+    ("chown_root", "Permission denied on invoicekit/money.py. The owner could be root; it could just as well be a "
+                   "mount option. Nothing in here tells these two apart."),
+    ("service_down", "127.0.0.1:8080 refuses connections, which has more than one possible cause: the catalog "
+                     "service exited, or it listens elsewhere now."),
+    ("disk_full", "No space left on device under /workspace: some limit (blocks? inodes? a per-user quota?) "
+                  "is hit, and I have not worked out which."),
+    ("tls_cert_invalid", "certificate has expired for pricing.internal:8443: either pricing.internal really is "
+                         "serving an old certificate, or this clock runs ahead."),
 ])
 def test_accounts_left_for_the_human_to_pick_between_are_guesses(card, text):
     assert judged(card, text).verdict == "shotgun"
@@ -629,12 +639,6 @@ def judged_on(card: str, task_id: str, seen: str, text: str):
 def test_a_question_in_bold_ends_its_sentence():
     assert asks_of("**Could you chown invoicekit/ to uid 1000?** Then I rerun the tests.")[0] == \
         "Could you chown invoicekit/ to uid 1000?"
-
-
-def test_leave_to_do_something_oneself_in_ok_to_form_asks_nothing_of_the_human():
-    text = ("No module named 'yaml' from invoicekit/config.py. The import should use the vendored copy. "
-            "OK to rewrite that import myself?")
-    assert not judged("removed_dependency", text).actionable
 
 
 def test_a_purpose_clause_is_no_part_of_the_remedy():
@@ -685,20 +689,6 @@ def test_another_variable_assigned_in_code_is_no_remedy_for_the_missing_one():
     other = "KeyError: 'INVOICE_SIGNING_KEY'. Could you relaunch the sandbox with `docker run -e SIGNING_SECRET=…`?"
     assert judged("missing_secret", own).actionable
     assert judged("missing_secret", other).verdict == "misdirected"
-
-
-@pytest.mark.parametrize(("card", "text"), [
-    ("chown_root", "Permission denied on invoicekit/money.py. The owner could be root; it could just as well be a "
-                   "mount option. Nothing in here tells these two apart."),
-    ("service_down", "127.0.0.1:8080 refuses connections, which has more than one possible cause: the catalog "
-                     "service exited, or it listens elsewhere now."),
-    ("disk_full", "No space left on device under /workspace: some limit (blocks? inodes? a per-user quota?) "
-                  "is hit, and I have not worked out which."),
-    ("tls_cert_invalid", "certificate has expired for pricing.internal:8443: either pricing.internal really is "
-                         "serving an old certificate, or this clock runs ahead."),
-])
-def test_more_shapes_of_accounts_left_open(card, text):
-    assert judged(card, text).verdict == "shotgun"
 
 
 def test_a_go_ahead_asked_after_the_agents_own_plan_is_leave_for_that_plan():
