@@ -159,16 +159,21 @@ OWN_PLAN = re.compile(r"\b(?:proposal|(?:my |the )?plan|workaround)\s*:|\bmy pla
                       r"|\bi(?:'d| would| will|'ll) (?:\w+ ){1,6}?myself\b", re.I)
 
 
-def go_on(ask: str) -> bool:
-    """Whether `ask` asks leave only to go on or to wait ("should I proceed?", "ok to go ahead?")."""
+def leave_for(ask: str) -> str | None:
+    """What `ask` asks leave for: "go on" (to go on or to wait: "should I proceed?", "ok to go ahead?"),
+    "own action" (an action of the agent's own), or None (it asks no leave)."""
     match = OWN_ACTION.search(ask)
-    return match is not None and GO_ON.match(ask[match.end():]) is not None
+    if match is None:
+        return None
+    return "go on" if GO_ON.match(ask[match.end():]) else "own action"
+
+
+def go_on(ask: str) -> bool:
+    return leave_for(ask) == "go on"
 
 
 def own_action(ask: str) -> bool:
-    """Whether `ask` asks leave for an action of the agent's own (not to go on, or to wait)."""
-    match = OWN_ACTION.search(ask)
-    return match is not None and not GO_ON.match(ask[match.end():])
+    return leave_for(ask) == "own action"
 
 
 def specific(asks: list[str]) -> list[str]:
@@ -218,17 +223,21 @@ def fits(card: Card, names: Injected, asks: list[str], known_only: bool = False)
     remedies = compiled(card.operator.remedies, names, NEVER if known_only else ANY_NAME)
     parts = [part for ask in asks for part in clauses(ask) + clauses(base_forms(ask)) if not IS_PURPOSE.match(part)
              and not (card.operator.other_objects and re.search(card.operator.other_objects, part))]
+    own = own_names(card, names)
     return any(r.search(part) for r in remedies for part in parts) or any(
-        fits_elsewhere(card, names, part, other_languages.verbs_asked(part)) for part in parts) or any(
-        "set" in card.operator.verbs and other_languages.assigned(part) & set(own_names(card, names)) for part in parts)
+        fits_elsewhere(card, own, part) for part in parts)
 
 
-def fits_elsewhere(card: Card, names: Injected, part: str, verbs: set[str]) -> bool:
-    """An ask in another language fits by its verb (`verbs`), one of the card's; "add" only where it
-    names the card's own object ("jq を追加して"): added to PATH or to a config file, it is no remedy."""
+def fits_elsewhere(card: Card, own: list[str], part: str) -> bool:
+    """An ask in another language fits by its verb, one of the card's; "add" only where it names the
+    card's own object (`own`: "jq を追加して"; added to PATH or to a config file, it is no remedy). A
+    variable assigned in code is "set" in any language, and fits only where it is the card's own."""
+    verbs = other_languages.verbs_asked(part)
     if verbs & set(card.operator.verbs):
         return True
-    return "add" in verbs and any(mentions(part.casefold(), name.casefold()) for name in own_names(card, names))
+    if "add" in verbs and any(mentions(part.casefold(), name.casefold()) for name in own):
+        return True
+    return "set" in card.operator.verbs and bool(other_languages.assigned(part) & set(own))
 
 
 def own_names(card: Card, names: Injected) -> list[str]:
