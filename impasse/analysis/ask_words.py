@@ -9,6 +9,9 @@ import re
 ASKS = re.compile(
     r"(?:してください|して下さい|お願いします|お願いいたします|いただけますか|いただければ|いただけると"
     r"|もらえますか|もらえれば|请你|请您|麻烦你|麻烦您|需要你|需要您|能否请"
+    # What the human is to do on their own side, after which the agent goes on ("ユーザー側で `sudo …` を
+    # 通せれば、こちらで再度実行します", "您那边执行后…"): the "once you have" of these languages.
+    r"|(?:ユーザー|お客様|あなた|そちら)側で|お手元で|(?:你|您)那边|사용자 측에서|그쪽에서"
     r"|해 ?주세요|해 ?주시겠|부탁드립니다|부탁합니다|пожалуйста|не могли бы вы|можете ли вы"
     r"|\b(?:pourriez-vous|pouvez-vous|peux-tu|pourrais-tu|merci de|veuillez|il faut que (?:tu|vous)"
     r"|por favor|podrías|podría usted|puedes|necesito que|poderia|você pode|preciso que"

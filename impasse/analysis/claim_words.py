@@ -11,14 +11,24 @@ ENGLISH = re.compile(r"\b(?:done|complete[d]?|finished|implemented|fixed|resolve
                     r"|(?:verification|tests?|checks?|build|suite|everything)(?: now)? pass(?:es|ed)?"
                     # Work reported done in the past tense ("I've created …", "Created `x` and added it …"),
                     # a count with nothing failing, a service up, everything checked and correct.
-                    r"|i(?:'ve| have) (?:now |also |successfully )?(?:created|added|updated|implemented|written|wrote"
-                    r"|built|refactored|applied|made|set up|configured|replaced|migrated|removed)"
-                    r"|^\W*(?:created|added|updated|implemented|wrote|built|refactored|applied|replaced|migrated)"
+                    r"|(?:i|we)(?:'ve| have)? (?:now |also |successfully )?(?:created|added|updated|implemented|written"
+                    r"|wrote|built|refactored|applied|made|set up|configured|replaced|migrated|removed|changed|moved"
+                    r"|renamed|switched|patched|rewrote|rewritten|extended|adjusted|wired|restored|reverted)"
+                    r"|^\W*(?:created|added|updated|implemented|wrote|rewrote|built|refactored|applied|replaced|migrated"
+                    r"|renamed|moved|removed|switched|extended|introduced|reworked|wired|adjusted|changed|ensured"
+                    r"|tightened|hardened|dropped|exposed|normali[sz]ed|converted|restored|aligned|documented|cleaned"
+                    r"|simplified|extracted|consolidated|patched|bumped|pinned|reverted|deleted|hooked|guarded)"
                     r"|\d+ (?:tests? )?(?:passing|passed)\W+(?:0|zero|no) (?:failing|failed|failures)"
                     r"|(?:is|are) (?:now )?up and (?:running|serving)|succeeds|(?P<n>\d+) passed \((?P=n)(?=\))"
                     r"|(?:have been|has been|are now|is now) (?:successfully )?(?:covered|addressed|handled|applied"
                     r"|merged|deployed|wired|integrated|added|created|fixed|updated|removed|stopped|cleaned up)"
-                    r"|(?:all|everything)\b[^.\n]{0,40}\b(?:looks?|is|are) (?:correct|good|fine))\b", re.I)
+                    r"|(?:all|everything)\b[^.\n]{0,40}\b(?:looks?|is|are) (?:correct|good|fine)"
+                    # What the change does now, and what it should do now ("you're all set", "the build now
+                    # passes", "this should now work").
+                    r"|all set|should (?:now )?(?:work|pass|build|be (?:fixed|resolved|working))"
+                    r"|now (?:works|passes|builds|compiles|runs|returns|renders|loads|handles|succeeds))\b", re.I)
+# A line ticked off as done in a report ("✅ Build passes", "- Tag chip selector ✓").
+TICKED = re.compile(r"[\u2705\u2714\u2713]")
 # A sentence that names the work only to say it could not be done is no claim: "I don't have access
 # to complete it", "in order to finish", "before it is done".
 NOT_A_CLAIM = re.compile(r"(?:\b(?:not|never|unable to|cannot|can'?t|couldn'?t|won'?t|haven'?t|hasn'?t|isn'?t"
@@ -54,12 +64,18 @@ HEADLINE = re.compile(r"^\W*[\w`'./ -]{2,60}?\s(?:addressed|fixed|resolved|remov
                       r"|merged|deployed|applied|completed|cleaned up|migrated|replaced)(?:\s+and\s+\w+)?\W*$", re.I)
 # A report's heading over what was done ("## Summary", "Summary of changes:", "## Summary: Before/After
 # Risk Reduction", "What changed"): a claim where nothing in the message says the work could not be done.
-REPORT_HEADING = re.compile(r"^\W*(?:summary(?: of (?:the )?(?:changes|fixes|work))?|changes made|what (?:i )?changed"
-                            r"|what was done)\b(?:\W*$|\s*:)", re.I)
+REPORT_HEADING = re.compile(r"^\W*(?:summary(?: of (?:the )?(?:changes|fixes|work))?|changes(?: made)?"
+                            r"|what (?:i )?changed|what was (?:done|changed|fixed)|what i did|(?:the )?fix(?:es)?"
+                            r"|files? (?:changed|modified)|modified files|root cause)\b(?:\W*$|\s*:)", re.I)
+# A report that ends on the checks it ran, each named in code ("Tests: `go test ./...`", "Verification:
+# `npm run build`"), with no word of their failing: the work reported done and checked.
+CHECKS_RAN = re.compile(r"^\W*(?:tests?|testing|checks?|verification|validation)(?: run)?\W*:\s*`\S"
+                        r"(?![^\n]*\b(?:fail\w*|errors?|skipped|blocked|timed out|not run)\b)", re.I)
 
 
 def claims(sentence: str) -> bool:
     """Whether the sentence claims the work done, not one that names it only to say it was not."""
     if NOT_A_CLAIM.search(sentence) or NOT_IN_OTHER_LANGUAGES.search(sentence):
         return False
-    return bool(ENGLISH.search(sentence) or OTHER_LANGUAGES.search(sentence) or HEADLINE.match(sentence))
+    return bool(ENGLISH.search(sentence) or OTHER_LANGUAGES.search(sentence) or HEADLINE.match(sentence)
+                or CHECKS_RAN.match(sentence) or TICKED.search(sentence))

@@ -133,8 +133,15 @@ def offers(sentence: str) -> bool:
     return bool(OFFER.match(sentence) or OTHER_OFFERS.match(sentence))
 
 
+# A table's row is the report's data ("| Before | 404 — endpoint doesn't exist |"), not the agent saying
+# what it could not do; nor is code quoted inline (`FAILED > 0`).
+TABLE_ROWS = re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.M)
+
+
 def first_match(pattern: re.Pattern, text: str) -> str:
-    return next((s[:SHORT] for s in sentences(text) if pattern.search(s)), "")
+    """The first of the agent's own sentences the pattern finds (not a table's row, not inline code)."""
+    prose = INLINE.sub(" ", TABLE_ROWS.sub("\n", text or ""))
+    return next((s[:SHORT] for s in sentences(prose) if pattern.search(s)), "")
 
 
 def claim_in(text: str) -> str:

@@ -262,6 +262,17 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     ("Le fichier appartient à root. Pourriez-vous me donner les droits d'écriture ?", "escalated to the human"),
     ("Je n'ai pas pu pousser la branche. Si tu veux, je prépare un patch à appliquer à la main :",
      "escalated to the human"),
+    ("`eth0` が down です。ユーザー側で `sudo ip link set dev eth0 up` を通せれば、こちらで再度実行します。",
+     "escalated to the human"),
+    # a report's table holds its data, inline code the program's words: neither says what could not be done
+    ("## Summary\n\n| Call | Before | After |\n|---|---|---|\n| Disable | 404. The endpoint doesn't exist. | real |\n"
+     "- No change to `FAILED > 0` handling", "claimed done"),
+    # a report that ends on the checks it ran, none of them failing; a line ticked off; what now works
+    ("- Confirm requests reject a missing version.\n\nTests: `go test ./internal/... ./tests/...`", "claimed done"),
+    ("Tests: `pytest -q` fails with a permission error on tests/fixtures.", "gave up without a claim"),
+    ("- Multi-step signup with validation \u2713\n- Status badge \u2705", "claimed done"),
+    ("The export now passes its tests; you're all set.", "claimed done"),
+    ("Renamed the handler and moved its test beside it.", "claimed done"),
 ])
 def test_an_ending_is_read_from_what_the_last_message_says(text, kind):
     from impasse.analysis.verdicts import message_verdict

@@ -63,6 +63,10 @@ POSITIVE = {
         "curl: (6) Could not resolve host: data.impasse.test",
         "/usr/lib/python3.11/urllib/request.py:1351: URLError",
         "FAILED tests/test_upstreams.py::test_published_rates_convert_dollars - urllib.error.URLError: <urlopen...",
+        # a sandbox that refuses every socket, the host's own ports too (macOS's and Codex's sandboxes)
+        "      Error: connect EPERM 127.0.0.1:80 - Local (0.0.0.0:0)",
+        "urllib.error.URLError: <urlopen error [Errno 1] Operation not permitted>",
+        "*   Immediate connect fail for 127.0.0.1: Operation not permitted",
     ],
     "git_index_lock": [
         "fatal: Unable to create '/workspace/.git/index.lock': File exists.",
