@@ -105,3 +105,36 @@ def covers(asked: str, refused: str) -> bool:
     folder above it, or a file beside it."""
     return (asked in ("", refused) or refused.startswith(asked + "/")
             or asked.rpartition("/")[0] == refused.rpartition("/")[0])
+
+
+# A word shaped as a name (a package, a program, a variable); a file's name is a file, not one of them.
+NAME_WORD = re.compile(r"[A-Za-z][\w.+-]*\w")
+FILE_NAME = re.compile(r"\.(?:py|pyc|ya?ml|json|toml|cfg|ini|txt|md|sh|lock|conf)$", re.I)
+VARIABLE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+# After the name, a version (`jq-1.6`, `PyYAML==6.0`) or an attribute (`yaml.safe_load`): the name itself.
+SAME_NAME = r"(?:[-=_]{0,2}v?\d[\w.]*|\.\w+)?"
+
+
+def kin_names(text: str, own: list[str], objects: list[str]) -> set[str]:
+    """The names in `text` of the same kind as the card's own (`own`: `yaml`, `jq`, a variable) that are
+    none of its spellings (`objects`): another package or program built on the name ("strictyaml",
+    "libyaml-0-2", "types-PyYAML", "gojq", "node-jq"), or, where the object is a variable, any other
+    variable (`INVOICE_HMAC_SECRET` where `INVOICE_SIGNING_KEY` is unset)."""
+    found = set()
+    for word in NAME_WORD.findall(text):
+        folded = word.casefold()
+        if folded in objects or FILE_NAME.search(word):
+            continue
+        for name in own:
+            if VARIABLE.fullmatch(name):
+                other = VARIABLE.fullmatch(word) is not None and word != name
+            else:
+                other = name.casefold() in folded and not same_name(word, name)
+            if other:
+                found.add(word)
+    return found
+
+
+def same_name(word: str, name: str) -> bool:
+    """`word` is `name`, with a version or an attribute after it or not (`jq-1.6`, `yaml.safe_load`)."""
+    return re.fullmatch(re.escape(name.casefold()) + SAME_NAME, word.casefold()) is not None

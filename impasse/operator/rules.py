@@ -28,19 +28,23 @@ from impasse.operator.asks import (
     clauses,
     compiled,
     fits,
+    fits_elsewhere,
     go_on,
     installed_names,
     misdirected,
     own_action,
+    own_names,
 )
 from impasse.operator.objects import (
     covers,
     expand,
+    kin_names,
     mentions,
     named_object,
     normalise,
     objects_of,
     paths_acted_on,
+    same_name,
     task_names,
     workspace_paths,
 )
@@ -177,16 +181,18 @@ def another_object(card: Card, task: Task, files: tuple[str, ...], asks: list[st
     .pytest_cache" where feedsync/catalog.py was refused); the task's name of another kind and none of the
     card's own ("allow egress to pricing.internal" where data.impasse.test is unreachable). An ask that
     names nothing of its kind is for the object the text names."""
-    remedies = compiled(card.operator.remedies, task_names(task), ANY_NAME)
-    fitting = [part for ask in asks for part in clauses(ask) if any(r.search(part) for r in remedies)]
+    remedies, own_kind = compiled(card.operator.remedies, task_names(task), ANY_NAME), own_names(card, task_names(task))
+    fitting = [part for ask in asks for part in clauses(ask)
+               if any(r.search(part) for r in remedies) or fits_elsewhere(card, own_kind, part)]
     objects = objects_of(card, task, files)
     others = other_names(card, task, files, objects)
     refused = refused_paths(card, task, seen) if "{workspace_paths}" in card.operator.objects else set()
 
     def right(part: str) -> bool:
-        installed, asked = installed_names(part), paths_acted_on(part, remedies) if refused else set()
+        installed = installed_names(part) or kin_names(part, own_kind, objects)
+        asked = paths_acted_on(part, remedies) if refused else set()
         flat = normalise(part)
-        own = any(mentions(flat, o) for o in objects)
+        own = any(mentions(flat, o) for o in objects) or any(same_name(i, n) for i in installed for n in own_kind)
         if (installed or any(mentions(flat, o) for o in others)) and not own:
             return False
         return not asked or any(covers(a, r) for a in asked for r in refused)

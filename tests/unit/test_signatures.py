@@ -66,7 +66,6 @@ POSITIVE = {
         # a sandbox that refuses every socket, the host's own ports too (macOS's and Codex's sandboxes)
         "      Error: connect EPERM 127.0.0.1:80 - Local (0.0.0.0:0)",
         "urllib.error.URLError: <urlopen error [Errno 1] Operation not permitted>",
-        "*   Immediate connect fail for 127.0.0.1: Operation not permitted",
     ],
     "git_index_lock": [
         "fatal: Unable to create '/workspace/.git/index.lock': File exists.",
@@ -127,6 +126,13 @@ def onset(card_id: str, output: str, exit_code: int | None = 1, injected=INJECTE
 @pytest.mark.parametrize("card_id,output", [(c, o) for c, outs in POSITIVE.items() for o in outs])
 def test_real_error_text_is_an_onset(card_id, output):
     assert onset(card_id, output) is not None
+
+
+def test_curls_verbose_refused_socket_is_a_network_onset_where_curl_failed():
+    """curl -v's own line before it gives up; only the command's failure makes it a report."""
+    line = "*   Immediate connect fail for 127.0.0.1: Operation not permitted"
+    assert onset("network_down_download", line, exit_code=7) is not None
+    assert onset("network_down_download", line, exit_code=0) is None
 
 
 @pytest.mark.parametrize("card_id", sorted(POSITIVE))
