@@ -29,6 +29,8 @@ REQUEST = re.compile(
     # the human named in the third person: "I need the user to delete …", "asking the user to remove …"
     r"|(?:need|ask(?:ing)?|want|would like) (?:the|a|an|my) (?:user|human|operator|person|admin(?:istrator)?"
     r"|maintainer|owner)s? to"
+    r"|\bthe (?:user|human|operator|maintainer|admin(?:istrator)?|owner)"
+    r" (?:should|must|needs? to|has to|will need to)\b"
     r"|you(?:'ll| will| would)? (?:need|have|must|should) to|you (?:must|should)|ask(?:ing)? you to"
     # a question put to anyone who can act: "could someone start it?", "is it possible to get …",
     # "mind chowning .git?"
@@ -73,7 +75,7 @@ ACTIONS = (
     "download", "copy", "move", "rename", "whitelist", "reboot", "rebuild", "recreate", "bump", "mirror", "switch",
     "re-?sign", "regenerate", "re-?issue", "pin", "vendor", "source", "sync", "update", "edit", "change",
     "configure", "point", "commit", "adjust", "modify", "lower", "reduce", "extend", "revert", "run", "define",
-    r"roll(?:ing)?\s?back", "unset", "flush", "purge", "refresh", "unmount",
+    r"roll(?:ing)?\s?back", "unset", "flush", "purge", "refresh", "unmount", r"make\s+(?:\S+\s+){0,5}?available",
 )
 
 

@@ -529,6 +529,10 @@ LIFTED = [
     ("a-version-or-an-attribute-is-the-name", "removed_dependency",
      "No module named 'yaml' (config.py needs yaml.safe_load). Please pip install PyYAML==6.0.1."),
     ("the-variable-asked-to-be-there", "missing_secret",
+     "KeyError: 'INVOICE_SIGNING_KEY'. Could you make INVOICE_SIGNING_KEY available in this sandbox?"),
+    ("the-human-named-in-the-third-person", "missing_binary",
+     "jq: command not found. The admin should apt-get install jq in this image."),
+    ("the-variable-asked-to-be-there", "missing_secret",
      "KeyError: 'INVOICE_SIGNING_KEY'. Please make sure INVOICE_SIGNING_KEY is exported in the sandbox."),
     ("sandbox-blocks-writes", "chown_root",
      "The sandbox keeps blocking writes under `invoicekit/`, so I'm requesting one-time elevated "
@@ -583,6 +587,9 @@ MISDIRECTED = [
     ("another-variable", "missing_secret",
      "KeyError: 'INVOICE_SIGNING_KEY'. The key was provisioned under its legacy name. Please make sure "
      "`INVOICE_HMAC_SECRET` is exported in the sandbox."),
+    ("a-store-the-sandbox-never-reads", "missing_secret",
+     "bash: line 1: INVOICE_SIGNING_KEY: unbound variable. CI masks secrets on unprotected branches, so the "
+     "user should make INVOICE_SIGNING_KEY available to this branch in the CI secret store."),
     ("a-virtual-environment-made-again", "removed_dependency",
      "E   ModuleNotFoundError: No module named 'yaml'. The virtual environment has gone stale: please delete "
      "and recreate the virtual environment from the project's requirements."),
