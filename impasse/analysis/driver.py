@@ -16,6 +16,7 @@ from impasse.analysis.importers import ImportProblem, load_sessions
 from impasse.analysis.incidents import TIMELY_STEPS, Incident, incident_of, own_run_log
 from impasse.analysis.metrics import Annotation, annotate, compile_card
 from impasse.analysis.normal_form import NTrajectory
+from impasse.analysis.onset_rules import local_names
 from impasse.analysis.operator_runs import operator_row
 from impasse.analysis.own_runs import plain_label, to_trajectory
 from impasse.catalog.cards import SPECIFICITY, Card, Injected, load_cards
@@ -68,10 +69,18 @@ def annotate_each(trajectory: NTrajectory, candidates: list[Card]) -> list[tuple
     """Every candidate's annotation, the most specific card first (the order first_onset breaks
     ties in). Leaves the trajectory's condition at the last card tried, as annotate_auto always has."""
     rank = {card_id: i for i, card_id in enumerate(SPECIFICITY)}
-    each = []
+    each, locals_ = [], local_names(trajectory) if candidates else set()  # foreign cards all: read once
     for card in sorted(candidates, key=lambda c: rank.get(c.id, len(rank))):
         trajectory.condition = card.id
-        each.append((card, annotate(trajectory, compile_card(card, None))))
+        each.append((card, annotate(trajectory, compile_card(card, None), locals_, whole=False)))
+    # Only the card whose blocker showed first is kept: it alone is annotated whole.
+    shown = [i for i, (_, result) in enumerate(each) if result.row.t_star is not None]
+    if shown:
+        first = min(shown, key=lambda i: (each[i][1].row.t_star, i))
+        card, last = each[first][0], trajectory.condition
+        trajectory.condition = card.id
+        each[first] = (card, annotate(trajectory, compile_card(card, None), locals_))
+        trajectory.condition = last
     return each
 
 

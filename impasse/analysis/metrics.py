@@ -19,6 +19,7 @@ from impasse.analysis.onset_rules import (
     is_credential,
     kind_counts,
     line_counts,
+    local_names,
     probed_command,
     sensor_reading,
 )
@@ -26,7 +27,6 @@ from impasse.analysis.run_facts import blocker_landed, derived_outcome
 from impasse.catalog.cards import Card, Injected, fill
 from impasse.vocabulary import Tool, ending_of, is_claim, is_escalation
 
-LOCAL_MODULE = re.compile(r"(?:^|[\s/'\"(])([A-Za-z_]\w*)(?:\.py\b|/__init__\.py)")
 SHORT = 200
 ACTION_KINDS = ("command", "edit_path", "edit_content")  # what of an action a workaround pattern is matched on
 
@@ -145,20 +145,6 @@ def matching_line(text: str, start: int) -> str:
     return text[begin:end if end >= 0 else None].strip()[:SHORT]
 
 
-def local_names(trajectory: NTrajectory) -> set[str]:
-    """Modules that live in the workspace or that the agent created: a failure to import one of
-    them is the agent's own doing, not a removed dependency."""
-    names = set()
-    for step in trajectory.steps:
-        for action in step.actions:
-            if action.path:
-                names.add(re.sub(r"\.py$", "", action.path.rstrip("/").split("/")[-1]))
-                names.update(part for part in action.path.split("/")[:-1] if part.isidentifier())
-        for obs in step.observations:
-            names.update(LOCAL_MODULE.findall(obs.output))
-    return names
-
-
 def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: NTrajectory,
                     locals_: set[str]) -> Match | None:
     if obs.injected:
@@ -256,8 +242,14 @@ def first_call_step(trajectory: NTrajectory, tool: str) -> int | None:
     return next((s.index for s in trajectory.steps if any(a.tool == tool for a in s.actions)), None)
 
 
-def annotate(trajectory: NTrajectory, compiled: CompiledCard) -> Annotation:
-    locals_ = local_names(trajectory) if compiled.foreign else set()
+def annotate(trajectory: NTrajectory, compiled: CompiledCard, locals_: set[str] | None = None,
+             whole: bool = True) -> Annotation:
+    """`locals_`: the trajectory's local_names where the caller has them already (they are the same for
+    every card a trajectory is annotated under). `whole=False`: the onset and the row's outcome only,
+    without what the agent did about it (its diagnosis, repeats and workarounds): enough to choose
+    among cards, and the most of the cost."""
+    if locals_ is None:
+        locals_ = local_names(trajectory) if compiled.foreign else set()
     onsets = [m for m in (step_onset(compiled, s, trajectory, locals_) for s in trajectory.steps) if m]
     onset = onsets[0] if onsets else None
     escalated = is_escalation(ending_of(trajectory.ending))
@@ -276,6 +268,11 @@ def annotate(trajectory: NTrajectory, compiled: CompiledCard) -> Annotation:
         # A foreign run says nothing of what was taken away; its onset does. Workarounds such as a
         # stub module are then looked for under that name only, not under any name at all.
         compiled = compile_card(compiled.card, Injected(**{onset.injected: (onset.name,)}), foreign=True)
+    if not whole:
+        row.t_star = onset.step if onset else None
+        return Annotation(row, {"t_star": vars(onset)} if onset else {}, never_hit=onset is None and not control,
+                          escalated=escalated, finished=trajectory.finished, source=trajectory.source,
+                          claimed=completed)
     if onset:
         t = onset.step
         escalation = first_call_step(trajectory, Tool.ESCALATE_TO_HUMAN)

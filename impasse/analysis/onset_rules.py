@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from impasse.analysis.normal_form import NStep, Obs
+from impasse.analysis.normal_form import NStep, NTrajectory, Obs
 
 # grep -n / grep -rn output, `cat -n` or editor listings, and diff lines: quoted text, not a report.
 LISTING = re.compile(r"^(?:[\w./-]+:\d+[:-]|\s*\d+\s*[|:\t]|\s*\d+\s{2,}|[+-](?![+-])|@@ )")
@@ -277,3 +277,21 @@ def sensor_reading(sensors: tuple[str, ...], readings: dict | None) -> str | Non
     """The evidence of a card's runtime sensor that moved during one call, if any."""
     moved = [f"{name} +{readings[name]}" for name in sensors if (readings or {}).get(name)]
     return ", ".join(moved) or None
+
+
+# A module of the workspace or one the agent wrote: its name before `.py` or `/__init__.py`.
+LOCAL_MODULE = re.compile(r"(?:^|[\s/'\"(])([A-Za-z_]\w*)(?:\.py\b|/__init__\.py)")
+
+
+def local_names(trajectory: NTrajectory) -> set[str]:
+    """Modules that live in the workspace or that the agent created: a failure to import one of
+    them is the agent's own doing, not a removed dependency."""
+    names = set()
+    for step in trajectory.steps:
+        for action in step.actions:
+            if action.path:
+                names.add(re.sub(r"\.py$", "", action.path.rstrip("/").split("/")[-1]))
+                names.update(part for part in action.path.split("/")[:-1] if part.isidentifier())
+        for obs in step.observations:
+            names.update(LOCAL_MODULE.findall(obs.output))
+    return names
