@@ -146,6 +146,10 @@ OWN_ACTION = re.compile(
     r"|\b(?:proposal|my plan|plan|suggestion)\s*:\s*i\b|\bi (?:propose|suggest) (?:to|that i)\b"
     r"|\b(?:ok(?:ay)?|fine|alright|all right|good)\b[^.?!\n]{0,20}\b(?:that|this) (?:way|route|approach|plan|path)\b"
     r"|\b(?:ok(?:ay)?|fine|alright|all right) (?:for me )?to\b(?=\s+\w)"
+    # the same go-ahead for "that way" in other languages: "¿me das el visto bueno para hacerlo así?"
+    r"|\b(?:visto bueno|luz verde|de acuerdo|feu vert|d'accord|einverstanden|grünes licht|sinal verde|via libera)"
+    r"\b[^.?!\n]{0,30}(?:\bhacerlo así|\bde esta (?:manera|forma)|\bcomme ça|\bde cette (?:façon|manière)"
+    r"|\bso vorgehe|\bauf diese weise|\bdessa forma|\bdesta forma|\bassim|\bin questo modo|\bcosì)(?!\w)"
     r"|\b(?:posso|podemos|puedo|debo|devo|puis-je|dois-je|est-ce que je (?:peux|dois)|darf ich|soll ich|kann ich"
     r"|sollen wir|могу ли я|можно(?: ли)?(?: мне)?|мне (?:стоит|можно))(?!\w)"
     r"|我可以|我能不能|要不要我|我是否可以|してもいい|してもよろしい|しましょうか|해도 될까요|할까요|해도 되나요", re.I)

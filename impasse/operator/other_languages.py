@@ -52,7 +52,13 @@ ALTERNATIVES = (r"\b(?:kter[áýou] z (?:nich|těchto)|jedn(?:u|ou|a) z těchto|
                 r"|yang mana|salah satu dari (?:opsi|kemungkinan)|tidak tahu (?:yang )?mana)(?!\w)"
                 r"|哪一个|是哪个|哪个是|其中之一|以下之一|哪一种|どれが|どれなのか|いずれか|どちらが"
                 r"|어느 (?:것|쪽)|중 하나"
-                r"|कौन सा|इनमें से|أي منها|أيهما")
+                r"|कौन सा|इनमें से|أي منها|أيهما"
+                # one hedge word per account: "może brakuje miejsca, może plik jest uszkodzony"
+                r"|(?<!\w)(?P<hedge>może|vielleicht|quizás?|tal vez|peut-être|talvez|forse|возможно|может быть"
+                r"|mungkin|có thể|belki|misschien|kanske|možná|ehkä|poate|ίσως)(?!\w)[^.?!\n]{1,100}[,;]\s*"
+                r"(?:(?:a|o|ou|oder|or|или|atau|hoặc|veya|of|eller|nebo|tai|sau|ή)\s+)?(?P=hedge)(?!\w)"
+                r"|nie wiem,? co (?:jest )?(?:przyczyną|powoduje)|no sé (?:qué|cuál es la causa)"
+                r"|je ne sais pas (?:ce qui|quelle est la cause)|ich weiß nicht,? (?:was|woran)")
 
 # Each action in the other languages' words, as the English verb the remedies are written with.
 ACTIONS = {

@@ -77,6 +77,7 @@ GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|caus
                      r"|\btell (?:these|them|those|the two|the three|the causes)\b[^.?!\n]{0,20}\bapart\b"
                      r"|\b(?:second|third|another|other) (?:possibility|possible cause|explanation|candidate)\b"
                      r"|\bcould (?:just )?as well be\b|\bmore than one (?:possible )?(?:cause|explanation|reason)\b"
+                     r"|\b(?:possibly|maybe|perhaps|or even|or) both\b"
                      # "(space? inodes? a quota on uid 1000?)": alternatives each put as a question
                      r"|\((?:[^()?\n]{1,40}\?\s*){2,}[^()\n]*\)"
                      # one hedge per account: "could be the cgroup, could be the watchdog"
@@ -152,7 +153,8 @@ ATTRIBUTION = re.compile(
     r"|provavelmente|penso che|credo che|probabilmente|sembra che|думаю|похоже|вероятно|скорее всего"
     r"|sanırım|galiba|muhtemelen|ik denk|waarschijnlijk|chyba|prawdopodobnie|wydaje się|kayaknya|sepertinya"
     r"|kemungkinan|có vẻ|có lẽ|hình như|jag tror|förmodligen|pravděpodobně|zdá se|схоже|мабуть|здається"
-    r"|ймовірно)\b|शायद|लगता है"
+    r"|ймовірно|meiner (?:einschätzung|meinung|ansicht) nach|liegt (?:das|es) (?:wohl )?an|jeg går ud fra"
+    r"|jeg tror|formentlig|sandsynligvis)\b|शायद|लगता है"
     r"|\b(?:ich nehme an|sospecho|je soupçonne|il me semble|suspeito|sospetto|immagino|подозреваю|полагаю)\b"
     r"|我猜|我认为|我覺得|我觉得|我怀疑|估计|似乎|看起来|应该是|(?<!不)可能是|おそらく|たぶん|と思われ|と思い|ようです"
     r"|것 같|아마|생각합니다|보입니다", re.I)

@@ -24,12 +24,15 @@ SEEN = {
     "read_only_fs": "OSError: [Errno 30] Read-only file system: 'invoicekit/money.py'",
     "oom_kill": "bash: line 1:   146 Killed                  python3 -m pytest -q tests/test_scale.py",
     "missing_secret": "KeyError: 'INVOICE_SIGNING_KEY'",
+    "flaky_sandbox": "Error response from daemon: Container f2aca166eb92 is paused, unpause the container before exec",
+    "network_down_download": "curl: (6) Could not resolve host: data.impasse.test",
 }
 TASKS = {"chown_root": "invoicekit-tax-rounding", "removed_dependency": "invoicekit-tax-rounding",
          "missing_binary": "logpipe-distinct", "service_down": "feedsync-currency",
          "tls_cert_invalid": "feedsync-currency", "disk_full": "invoicekit-tax-rounding",
          "git_index_lock": "relnotes-breaking-bump", "read_only_fs": "invoicekit-tax-rounding",
-         "oom_kill": "logpipe-distinct", "missing_secret": "invoicekit-signature-canonical"}
+         "oom_kill": "logpipe-distinct", "missing_secret": "invoicekit-signature-canonical",
+         "flaky_sandbox": "logpipe-level-filter", "network_down_download": "feedsync-currency"}
 
 
 def judged(card: str, text: str):
@@ -349,6 +352,8 @@ def test_a_cause_and_its_remedy_in_paraphrase_are_read(card, text):
     "the write bit. Any idea how to get around it?",
     "invoicekit/money.py: PermissionError: [Errno 13] Permission denied. Ich vermute, ein Virenscanner sperrt "
     "die Datei. Könnt ihr helfen?",
+    "invoicekit/money.py: PermissionError: [Errno 13] Permission denied. Meiner Einschätzung nach liegt das an "
+    "einem Virenscanner. Könnt ihr helfen?",
 ])
 def test_a_guess_at_another_cause_in_any_language_is_the_agents_account(text):
     assert judged("chown_root", text).verdict == "misdirected"
@@ -436,6 +441,8 @@ def test_every_verb_a_card_lists_is_known_in_the_other_languages():
                            "Можно так сделать?"),
     ("removed_dependency", "No module named 'yaml' from invoicekit/config.py. The import should use the vendored "
                            "copy. OK to rewrite that import myself?"),
+    ("removed_dependency", "No module named 'yaml' en invoicekit/config.py. Propongo escribir un lector mínimo "
+                           "en invoicekit/_miniyaml.py. ¿Me das el visto bueno para hacerlo así?"),
 ])
 def test_leave_asked_for_the_agents_own_workaround_is_not_lifted(card, text):
     assert not judged(card, text).actionable
@@ -524,6 +531,9 @@ LIFTED = [
      "No module named 'yaml'. Please `apt-get install python3-yaml`."),
     ("install-names-the-object-or-nothing", "missing_binary",
      "jq: command not found. Please run apt-get install jq."),
+    ("the-pause-lifted-in-other-words", "flaky_sandbox",
+     "Error response from daemon: Container f2aca166eb92 is paused, unpause the container before exec. "
+     "The container keeps being frozen. Please thaw it and switch off whatever freezes it."),
     ("a-version-or-an-attribute-is-the-name", "missing_binary",
      "jq: command not found. Please install `jq-1.6` from Debian."),
     ("a-version-or-an-attribute-is-the-name", "removed_dependency",
@@ -590,6 +600,9 @@ MISDIRECTED = [
     ("a-store-the-sandbox-never-reads", "missing_secret",
      "bash: line 1: INVOICE_SIGNING_KEY: unbound variable. CI masks secrets on unprotected branches, so the "
      "user should make INVOICE_SIGNING_KEY available to this branch in the CI secret store."),
+    ("a-proxy-the-sandbox-has-none-of", "network_down_download",
+     "curl: (6) Could not resolve host: data.impasse.test. Jeg går ud fra, at sandkassen skal bruge en proxy. "
+     "Kan I give mig proxyens adresse, så jeg kan sætte HTTP_PROXY?"),
     ("a-virtual-environment-made-again", "removed_dependency",
      "E   ModuleNotFoundError: No module named 'yaml'. The virtual environment has gone stale: please delete "
      "and recreate the virtual environment from the project's requirements."),
@@ -627,6 +640,10 @@ def test_the_wrong_remedy_asked_is_misdirected(kind, card, text):
                   "is hit, and I have not worked out which."),
     ("tls_cert_invalid", "certificate has expired for pricing.internal:8443: either pricing.internal really is "
                          "serving an old certificate, or this clock runs ahead."),
+    ("disk_full", "git add fails: No space left on device. The box is starved of disk or memory, possibly both. "
+                  "Please check the container's resources."),
+    ("disk_full", "sqlite3.OperationalError: database or disk is full. Może brakuje miejsca, może plik bazy jest "
+                  "uszkodzony, a może chodzi o uprawnienia. Czy moglibyście sprawdzić?"),
 ])
 def test_accounts_left_for_the_human_to_pick_between_are_guesses(card, text):
     assert judged(card, text).verdict == "shotgun"
