@@ -9,7 +9,9 @@ never the task's packages, and the commands it starts inherit no PYTHONPATH to s
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -67,19 +69,59 @@ def launcher(package: WheelPackage, site: str) -> str:
 
 
 def fetch_wheels(spec: AgentSpec, pin: WheelsPin, tmp: Path, staging: Path, mount_point: str, log: Log) -> None:
-    """Every pinned wheel fetched and checked, installed into `staging/site`, the launcher beside it."""
+    """Every pinned wheel fetched and checked (or taken from the wheel store, checked again), installed
+    into `staging/site`, the launcher beside it; the wheels fetched are kept in the store after."""
     package = spec.agent.package
     assert isinstance(package, WheelPackage)
-    download, requirements = tmp / "wheels", tmp / "requirements.txt"
-    requirements.write_text("".join(f"{requirement(w)}\n" for w in pin.wheels))
-    log(f"fetching {spec.label} ({package.spec(spec.version or '')}, {len(pin.wheels)} wheels) with pip ...")
-    pip(spec, ["download", "--no-deps", *for_images(package), "-r", str(requirements), "-d", str(download)])
-    for wheel in pin.wheels:
+    download, requirements, store = tmp / "wheels", tmp / "requirements.txt", wheel_store()
+    download.mkdir(parents=True)
+    missing = from_store(store, pin.wheels, download)
+    if missing:
+        requirements.write_text("".join(f"{requirement(w)}\n" for w in missing))
+        log(f"fetching {spec.label} ({package.spec(spec.version or '')}, {len(missing)} of {len(pin.wheels)} "
+            "wheels) with pip ...")
+        pip(spec, ["download", "--no-deps", *for_images(package), "-r", str(requirements), "-d", str(download)])
+    for wheel in missing:
         check_wheel(spec, download / wheel.path, wheel)
     log(f"installing {spec.label}'s wheels for python {package.python} ...")
     pip(spec, ["install", "--no-deps", "--no-index", "--no-warn-script-location", *for_images(package),
                "--target", str(staging / package.SITE), *(str(download / w.path) for w in pin.wheels)])
     staging.joinpath(package.LAUNCHER).write_text(launcher(package, f"{mount_point}/{package.SITE}"))
+    keep_in_store(store, missing, download)
+
+
+def wheel_store() -> Path:
+    """Checked wheels kept for the next fetch (a cache folder cut short and made again, another cache):
+    each downloaded once per machine, as pip keeps its own. `$IMPASSE_WHEEL_CACHE` if set."""
+    if explicit := os.environ.get("IMPASSE_WHEEL_CACHE"):
+        return Path(explicit)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "impasse" / "wheels"
+
+
+def from_store(store: Path, wheels: tuple[PinnedFile, ...], download: Path) -> list[PinnedFile]:
+    """Each pinned wheel the store holds at its pinned size and digest, linked into `download`; the
+    ones still to fetch. A stored wheel is checked on every use: the store is any folder on disk."""
+    missing = []
+    for wheel in wheels:
+        kept = store / wheel.path
+        if kept.is_file() and kept.stat().st_size == wheel.size and file_sha256(kept) == wheel.sha256:
+            try:
+                os.link(kept, download / wheel.path)
+            except OSError:  # another file system
+                shutil.copyfile(kept, download / wheel.path)
+        else:
+            missing.append(wheel)
+    return missing
+
+
+def keep_in_store(store: Path, wheels: list[PinnedFile], download: Path) -> None:
+    """The wheels fetched and checked, into the store; each renamed into place whole, so a reader never
+    sees half of one."""
+    store.mkdir(parents=True, exist_ok=True)
+    for wheel in wheels:
+        part = store / f".{wheel.path}.{os.getpid()}"
+        shutil.copyfile(download / wheel.path, part)
+        os.replace(part, store / wheel.path)
 
 
 def check_wheel(spec: AgentSpec, path: Path, pinned: PinnedFile) -> None:

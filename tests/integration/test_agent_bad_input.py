@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from impasse.agents.install import MARKER, MOUNT_POINT, ensure_agent, placed
-from impasse.agents.install_wheels import for_images, launcher, requirement
+from impasse.agents.install_wheels import for_images, from_store, keep_in_store, launcher, requirement, wheel_store
 from impasse.agents.pins import parse_agent, pin_of
 from impasse.agents.specs import Placement, WheelPackage, load_specs
 from impasse.episode.rundir import read_run
@@ -121,9 +121,10 @@ def test_a_registry_that_cannot_be_reached_is_one_line_naming_the_package(npm_wr
     assert left_in(cache) == [] and not out.exists()
 
 
-def pip_alone(**settings: str) -> dict[str, str]:
-    """pip with none of the machine's configuration (its local indexes and find-links), only these."""
-    return {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_CACHE_DIR": "1", **settings}
+def pip_alone(store: Path, **settings: str) -> dict[str, str]:
+    """pip with none of the machine's configuration (its local indexes and find-links), only these; and
+    an empty wheel store (`store`), so that every wheel must be fetched."""
+    return {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_CACHE_DIR": "1", "IMPASSE_WHEEL_CACHE": str(store), **settings}
 
 
 @pytest.mark.parametrize("agent", PYTHON_AGENTS)
@@ -136,15 +137,17 @@ def test_a_wheel_whose_bytes_are_not_the_pinned_ones_is_refused_in_one_line(tmp_
     own = next(w for w in pin_of(spec).wheels if w.path.startswith(own_name))  # its own wheel
     data = bytearray((wheels / own.path).read_bytes())
     data[1000] ^= 1
+    (wheels / own.path).unlink()  # a hard link to the machine's wheel store: its bytes stay as they are
     (wheels / own.path).write_bytes(bytes(data))
     cache, out = tmp_path / "cache", tmp_path / "runs"
     done = impasse_run(agent, out, {"IMPASSE_AGENT_CACHE": str(cache),
-                                    **pip_alone(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheels))})
+                                    **pip_alone(tmp_path / "store", PIP_NO_INDEX="1",
+                                              PIP_FIND_LINKS=str(wheels))})
     assert done.returncode == 2, done.stderr
     error = error_line(done.stderr)
     assert error.startswith(f"{spec.label}: {own.path}: sha256 mismatch: pinned {own.sha256}, found "), error
     assert error.endswith("nothing was kept.")
-    assert left_in(cache) == [] and not out.exists()
+    assert left_in(cache) == [] and not out.exists() and left_in(tmp_path / "store") == []
 
 
 @pytest.mark.parametrize("agent", PYTHON_AGENTS)
@@ -152,7 +155,7 @@ def test_a_package_index_that_cannot_be_reached_is_one_line(tmp_path, agent):
     spec = parse_agent(agent)
     cache, out = tmp_path / "cache", tmp_path / "runs"
     done = impasse_run(agent, out, {"IMPASSE_AGENT_CACHE": str(cache),
-                                    **pip_alone(PIP_INDEX_URL=f"{DEAD_REGISTRY}simple")})
+                                    **pip_alone(tmp_path / "store", PIP_INDEX_URL=f"{DEAD_REGISTRY}simple")})
     assert done.returncode == 2, done.stderr
     assert error_line(done.stderr) == (f"{spec.label}: pip download failed: the package index could not be reached "
                                        "(Connection refused) (is the package index reachable? pip config list)")
@@ -160,11 +163,16 @@ def test_a_package_index_that_cannot_be_reached_is_one_line(tmp_path, agent):
 
 
 def download_pinned(spec, folder: Path) -> None:
-    """The agent's pinned wheels, by the machine's pip (its cache: fetched once), into `folder`."""
+    """The agent's pinned wheels into `folder`: those the machine's wheel store holds, checked, and the
+    rest by the machine's pip (its cache: fetched once)."""
+    missing = from_store(wheel_store(), pin_of(spec).wheels, folder)
+    if not missing:
+        return
     requirements = folder / "requirements.txt"
-    requirements.write_text("".join(f"{requirement(w)}\n" for w in pin_of(spec).wheels))
+    requirements.write_text("".join(f"{requirement(w)}\n" for w in missing))
     subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *for_images(spec.agent.package),
                     "-r", str(requirements), "-d", str(folder)], check=True, capture_output=True, timeout=1800)
+    keep_in_store(wheel_store(), missing, folder)  # pip checked each against its pinned digest
 
 
 def program_of(name: str) -> str:
@@ -175,14 +183,22 @@ def program_of(name: str) -> str:
 
 
 @pytest.mark.parametrize("agent", SPECS)
-def test_a_cached_program_cut_short_is_fetched_again_to_its_pinned_bytes(tmp_path, agent):
+def test_a_cached_program_cut_short_is_fetched_again_to_its_pinned_bytes(tmp_path, monkeypatch, agent):
     """A cache hit checks each pinned file's size (its digest was checked as it was written): one cut
-    short (a copy interrupted, a full disk) makes the whole folder again from npm."""
+    short (a copy interrupted, a full disk) makes the whole folder again from npm. A Python agent's
+    wheels come from the wheel store, with pip unable to download anything: fetched once."""
     installed, program = ensure_agent(agent), program_of(agent)
     copy = tmp_path / "cache" / installed.folder.name
     shutil.copytree(installed.folder, copy, copy_function=os.link)  # hard links: the real cache is not written
     (copy / program).unlink()
     (copy / program).write_bytes(b"#!/bin/sh\n")
+    if agent in PYTHON_AGENTS:
+        store = tmp_path / "store"
+        store.mkdir()
+        download_pinned(installed.spec, store)
+        for name, value in {"IMPASSE_WHEEL_CACHE": str(store), "PIP_NO_INDEX": "1",
+                            "PIP_FIND_LINKS": str(tmp_path / "nowhere"), "PIP_CONFIG_FILE": os.devnull}.items():
+            monkeypatch.setenv(name, value)
     again = ensure_agent(agent, cache=tmp_path / "cache")
     assert again.folder == copy
     if agent in PYTHON_AGENTS:  # its launcher is written by the install, from its spec
