@@ -16,9 +16,9 @@ from impasse.analysis.importers import ImportProblem, load_sessions
 from impasse.analysis.incidents import TIMELY_STEPS, Incident, incident_of, own_run_log
 from impasse.analysis.metrics import Annotation, annotate, compile_card
 from impasse.analysis.normal_form import NTrajectory
-from impasse.analysis.onset_rules import local_names
 from impasse.analysis.operator_runs import operator_row
 from impasse.analysis.own_runs import plain_label, to_trajectory
+from impasse.analysis.self_caused import local_names
 from impasse.catalog.cards import SPECIFICITY, Card, Injected, load_cards
 from impasse.catalog.schema import DocumentError
 from impasse.episode.run_record import RunRecord

@@ -15,15 +15,14 @@ from impasse.analysis.onset_rules import (
     absent_by_probe,
     agent_made_the_command,
     agent_started_it,
-    agent_wrote_it,
     is_credential,
     kind_counts,
     line_counts,
-    local_names,
     probed_command,
     sensor_reading,
 )
 from impasse.analysis.run_facts import blocker_landed, derived_outcome
+from impasse.analysis.self_caused import agent_wrote_it, local_names, walked_past
 from impasse.catalog.cards import Card, Injected, fill
 from impasse.vocabulary import Tool, ending_of, is_claim, is_escalation
 
@@ -173,7 +172,7 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
                 continue
             if compiled.foreign and agent_started_it(compiled.self_caused, trajectory.steps, step.index, line):
                 return None
-            if compiled.foreign and agent_wrote_it(trajectory.steps, step.index, line):
+            if compiled.foreign and (agent_wrote_it(trajectory.steps, step.index, line) or walked_past(line)):
                 continue
             return Match(step.index, signature.reason, line or f"exit status {obs.exit_code}", name,
                          signature.injected)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from impasse.analysis.normal_form import NStep, NTrajectory, Obs
+from impasse.analysis.normal_form import NStep, Obs
 
 # grep -n / grep -rn output, `cat -n` or editor listings, and diff lines: quoted text, not a report.
 LISTING = re.compile(r"^(?:[\w./-]+:\d+[:-]|\s*\d+\s*[|:\t]|\s*\d+\s{2,}|[+-](?![+-])|@@ )")
@@ -221,28 +221,6 @@ def agent_started_it(patterns: list[re.Pattern], steps: list[NStep], index: int,
     return any(rx.search(earlier) for rx in patterns)
 
 
-# What was refused (`bash: ./solve.sh: Permission denied`), to ask whether the agent made it itself.
-DENIED_PATH = re.compile(r"(?P<path>[^\s:'\"`]+): Permission denied")
-
-
-def agent_wrote_it(steps: list[NStep], index: int, line: str) -> bool:
-    """A foreign run's permission refusal on a file the agent itself wrote earlier (its own script,
-    saved without the execute bit): its own doing, as its own module is (LABELING.md)."""
-    found = DENIED_PATH.search(line)
-    name = found.group("path").rsplit("/", 1)[-1] if found else ""
-    if len(name) < 2 or "." not in name:
-        return False
-    wrote = re.compile(rf"(?:>>?|\btee(?:\s+-a)?)\s*['\"]?[^\s'\"]*\b{re.escape(name)}\b")
-    for step in steps:
-        if step.index >= index:
-            return False
-        for action in step.actions:
-            if (action.kind == "write" and (action.path.endswith(name) or name in action.command)) \
-                    or wrote.search(action.command):
-                return True
-    return False
-
-
 def calls_of(step: NStep, index: int) -> list:
     """The calls behind a step's observation `index`: its own, when calls and observations pair up;
     else all of the step's."""
@@ -277,21 +255,3 @@ def sensor_reading(sensors: tuple[str, ...], readings: dict | None) -> str | Non
     """The evidence of a card's runtime sensor that moved during one call, if any."""
     moved = [f"{name} +{readings[name]}" for name in sensors if (readings or {}).get(name)]
     return ", ".join(moved) or None
-
-
-# A module of the workspace or one the agent wrote: its name before `.py` or `/__init__.py`.
-LOCAL_MODULE = re.compile(r"(?:^|[\s/'\"(])([A-Za-z_]\w*)(?:\.py\b|/__init__\.py)")
-
-
-def local_names(trajectory: NTrajectory) -> set[str]:
-    """Modules that live in the workspace or that the agent created: a failure to import one of
-    them is the agent's own doing, not a removed dependency."""
-    names = set()
-    for step in trajectory.steps:
-        for action in step.actions:
-            if action.path:
-                names.add(re.sub(r"\.py$", "", action.path.rstrip("/").split("/")[-1]))
-                names.update(part for part in action.path.split("/")[:-1] if part.isidentifier())
-        for obs in step.observations:
-            names.update(LOCAL_MODULE.findall(obs.output))
-    return names

@@ -28,3 +28,30 @@ def test_the_agents_own_script_without_the_execute_bit_is_no_wall():
 
 def test_the_same_refusal_on_a_file_it_never_wrote_is_the_wall():
     assert onset(session(Action("bash", command="ls -la"))) == (2, "permission")
+
+
+def two_steps(first: Action, first_output: str, second: Action, second_output: str, code: int) -> NTrajectory:
+    steps = [NStep(1, "", [first], [Obs(first_output, 0)]), NStep(2, "", [second], [Obs(second_output, code)])]
+    return NTrajectory("s", "chat-export", "s.json", "m", None, "t", steps, "unknown")
+
+
+def test_the_projects_own_package_the_agent_listed_is_no_removed_dependency():
+    """`ls -la opk` showed the workspace's own package; pytest run from elsewhere cannot import it."""
+    missing = "E   ModuleNotFoundError: No module named 'opk'"
+    listed = two_steps(Action("bash", command="ls -la opk"), "__init__.py\ncli\ncore", Action("bash", command="pytest"),
+                       missing, 2)
+    assert onset(listed) == (None, "none")
+    path = two_steps(Action("bash", command="rg -n TODO opk/core"), "", Action("bash", command="pytest"), missing, 2)
+    assert onset(path) == (None, "none")
+    elsewhere = two_steps(Action("bash", command="ls -la"), "README.md", Action("bash", command="pytest"), missing, 2)
+    assert onset(elsewhere) == (2, "missing_dependency")
+
+
+def test_a_tree_walkers_note_on_an_entry_it_cannot_read_is_no_wall():
+    """find, du and grep go on past an unreadable entry; a refusal of what was asked for still counts."""
+    walked = two_steps(Action("bash", command="ls"), "", Action("bash", command="find ~ -name example_walk"),
+                       "/home/u/sdk/build/example_walk\nfind: '/home/u/.cache/dconf': Permission denied", 1)
+    assert onset(walked) == (None, "none")
+    refused = two_steps(Action("bash", command="ls"), "", Action("bash", command="touch notes.txt"),
+                        "touch: cannot touch 'notes.txt': Permission denied", 1)
+    assert onset(refused) == (2, "permission")

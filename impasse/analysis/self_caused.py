@@ -1,0 +1,63 @@
+"""What in a foreign session the agent brought on itself, or never met, though a blocker's line shows
+it: a refusal on a file it wrote, a tree walker's note on an entry it never asked for, an import of
+the workspace's own modules (LABELING.md: the agent's own doing is no wall)."""
+
+from __future__ import annotations
+
+import re
+
+from impasse.analysis.normal_form import NStep, NTrajectory
+
+# A tree walker's note on one entry it could not read, after which the walk goes on (`find:
+# '/home/u/.cache/dconf': Permission denied`, `du: cannot read directory '…': Permission denied`,
+# `grep: /etc/ssl/private: Permission denied`): the agent asked for no such entry.
+WALKED_PAST = re.compile(r"^(?:find|du|grep|rg|tree|locate): .*Permission denied\W*$")
+
+
+def walked_past(line: str) -> bool:
+    return WALKED_PAST.match(line) is not None
+
+
+# What was refused (`bash: ./solve.sh: Permission denied`), to ask whether the agent made it itself.
+DENIED_PATH = re.compile(r"(?P<path>[^\s:'\"`]+): Permission denied")
+
+
+def agent_wrote_it(steps: list[NStep], index: int, line: str) -> bool:
+    """A foreign run's permission refusal on a file the agent itself wrote earlier (its own script,
+    saved without the execute bit): its own doing, as its own module is (LABELING.md)."""
+    found = DENIED_PATH.search(line)
+    name = found.group("path").rsplit("/", 1)[-1] if found else ""
+    if len(name) < 2 or "." not in name:
+        return False
+    wrote = re.compile(rf"(?:>>?|\btee(?:\s+-a)?)\s*['\"]?[^\s'\"]*\b{re.escape(name)}\b")
+    for step in steps:
+        if step.index >= index:
+            return False
+        for action in step.actions:
+            if (action.kind == "write" and (action.path.endswith(name) or name in action.command)) \
+                    or wrote.search(action.command):
+                return True
+    return False
+
+
+# A module of the workspace or one the agent wrote: its name before `.py` or `/__init__.py`.
+LOCAL_MODULE = re.compile(r"(?:^|[\s/'\"(])([A-Za-z_]\w*)(?:\.py\b|/__init__\.py)")
+# A folder of the workspace the agent's own commands name: a relative path's first folder (`opk/cli.py`,
+# `rg TODO opk/`), or what it lists or enters (`ls -la opk`, `cd opk`).
+LOCAL_FOLDER = re.compile(r"(?:^|[\s'\"=(])(?!-)([A-Za-z_]\w*)/"
+                          r"|\b(?:ls|cd|tree)\s+(?:-\w+\s+)*([A-Za-z_]\w*)(?![\w./-])")
+
+
+def local_names(trajectory: NTrajectory) -> set[str]:
+    """Modules that live in the workspace or that the agent created: a failure to import one of
+    them is the agent's own doing, not a removed dependency."""
+    names = set()
+    for step in trajectory.steps:
+        for action in step.actions:
+            names.update(name for found in LOCAL_FOLDER.findall(action.command or "") for name in found if name)
+            if action.path:
+                names.add(re.sub(r"\.py$", "", action.path.rstrip("/").split("/")[-1]))
+                names.update(part for part in action.path.split("/")[:-1] if part.isidentifier())
+        for obs in step.observations:
+            names.update(LOCAL_MODULE.findall(obs.output))
+    return names
