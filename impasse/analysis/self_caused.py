@@ -24,7 +24,9 @@ DENIED_PATH = re.compile(r"(?P<path>[^\s:'\"`]+): Permission denied")
 
 def agent_wrote_it(steps: list[NStep], index: int, line: str) -> bool:
     """A foreign run's permission refusal on a file the agent itself wrote earlier (its own script,
-    saved without the execute bit): its own doing, as its own module is (LABELING.md)."""
+    saved without the execute bit): its own doing, as its own module is (LABELING.md). A file it read
+    before it wrote to it was there before it, and so was its mode (a patch that updates the
+    checkout's `run_tests.sh` made nothing)."""
     found = DENIED_PATH.search(line)
     name = found.group("path").rsplit("/", 1)[-1] if found else ""
     if len(name) < 2 or "." not in name:
@@ -34,6 +36,8 @@ def agent_wrote_it(steps: list[NStep], index: int, line: str) -> bool:
         if step.index >= index:
             return False
         for action in step.actions:
+            if action.kind == "read" and (action.path.endswith(name) or name in action.command):
+                return False
             if (action.kind == "write" and (action.path.endswith(name) or name in action.command)) \
                     or wrote.search(action.command):
                 return True

@@ -55,3 +55,14 @@ def test_a_tree_walkers_note_on_an_entry_it_cannot_read_is_no_wall():
     refused = two_steps(Action("bash", command="ls"), "", Action("bash", command="touch notes.txt"),
                         "touch: cannot touch 'notes.txt': Permission denied", 1)
     assert onset(refused) == (2, "permission")
+
+
+def test_a_file_read_before_the_agent_patched_it_was_the_checkouts():
+    """Its mode came with the checkout: a patch that updates it made nothing."""
+    steps = [NStep(1, "", [Action("other", path="/repo/run_tests.sh", kind="read")], [Obs("#!/bin/sh\npytest", 0)]),
+             NStep(2, "", [Action("edit_file", path="/repo/run_tests.sh", content="#!/bin/sh\npytest -q")],
+                   [Obs("", 0)]),
+             NStep(3, "", [Action("bash", command="./run_tests.sh")],
+                   [Obs("/bin/bash: line 1: ./run_tests.sh: Permission denied", 126)])]
+    trajectory = NTrajectory("s", "chat-export", "s.json", "m", None, "t", steps, "unknown")
+    assert onset(trajectory) == (3, "permission")
