@@ -83,6 +83,8 @@ TOOL_ERROR = re.compile(
     # may not start; what was not made (`The virtual environment was not created successfully because
     # ensurepip is not available`).
     r"^\[(?:ERROR|FATAL)\] |^Program '[^'\n]+' failed to run: |"
+    # GLib's own log line for an error (gsettings, dconf, GTK programs): `(process:2): dconf-CRITICAL **: …`
+    r"^\([^()\s]+:\d+\): [\w.-]+-(?:CRITICAL|ERROR) \*\*: |"
     r"^.*\bwas not created successfully\b|"
     # An agent's own permission system refusing a tool use that only the human can allow (Claude
     # Code's permission mode and its working-directory guard).

@@ -205,3 +205,9 @@ def shell_onset(command: str, output: str, exit_code: int | None):
     step = NStep(1, "", actions=[Action("bash", command=command)], observations=[obs])
     return signature_match(compiled, obs, step, NTrajectory("r", "codex", "-", "m", None, "t", [step], "unknown"),
                            set())
+
+
+def test_glibs_error_log_line_is_a_failure_line_and_its_warning_is_not():
+    assert is_failure_line("(process:2): dconf-CRITICAL **: 18:07:09.460: unable to create file "
+                           "'/run/user/1000/dconf/user': Read-only file system.  dconf will not work properly.")
+    assert not is_failure_line("(gsettings:41): GLib-GIO-WARNING **: 18:07:09.460: Using the memory backend")

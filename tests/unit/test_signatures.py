@@ -234,3 +234,15 @@ def test_the_docker_daemon_is_no_server_the_agents_dev_server_stands_for(started
     found = signature_match(compile_card(get_card("service_down"), None), steps[1].observations[0], steps[1],
                             traj, set())
     assert (found is not None) == onset_expected
+
+
+def test_v8s_heap_dump_is_the_memory_limit_where_the_run_failed():
+    assert onset("oom_kill", "<--- Last few GCs --->\n\n[44408:0000014F]    19462 ms: Mark-Compact 129.7 -> 124.0 MB",
+                 exit_code=1) is not None
+    assert onset("oom_kill", "<--- Last few GCs --->", exit_code=0) is None
+
+
+def test_windows_refusing_a_registry_write_is_a_permission_wall():
+    line = ('Exception calling "SetEnvironmentVariable" with "3" argument(s): "Requested registry access is not '
+            'allowed."')
+    assert onset("chown_root", line, exit_code=1) is not None
