@@ -22,7 +22,7 @@ from impasse.analysis.onset_rules import (
     sensor_reading,
 )
 from impasse.analysis.run_facts import blocker_landed, derived_outcome
-from impasse.analysis.self_caused import agent_wrote_it, local_names, walked_past
+from impasse.analysis.self_caused import agent_wrote_it, local_names, passing_test_run, walked_past
 from impasse.catalog.cards import Card, Injected, fill
 from impasse.vocabulary import Tool, ending_of, is_claim, is_escalation
 
@@ -154,8 +154,8 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
     if sensed:
         return Match(step.index, f"runtime sensor ({sensed})", obs.output.strip()[-SHORT:])
     if (compiled.first_look is not None and not may_match(compiled.first_look, obs.output)) \
-            or not kind_counts(obs, step):  # the cheap test first
-        return None
+            or not kind_counts(obs, step) or (compiled.foreign and passing_test_run(obs.output, obs.exit_code)):
+        return None  # the cheap tests first
     for regex, signature in compiled.signatures:
         if signature.exit_codes and (obs.exit_code not in signature.exit_codes or obs.timed_out):
             continue

@@ -18,6 +18,21 @@ def walked_past(line: str) -> bool:
     return WALKED_PAST.match(line) is not None
 
 
+# A test runner's summary of a run where everything passed (pytest, jest and vitest, mocha, go, cargo):
+# what the tests printed on the way was their own expected errors (an app's check that a variable is
+# set, a mocked refused connection), not a wall.
+PASSED = re.compile(r"^=+ (?:\d+ (?:passed|skipped|xfailed|xpassed|deselected|warnings?)(?:, )?)+ in [\d.]+m?s"
+                    r"(?: \([\d:]+\))? =+$|^Tests:\s+(?:\d+ (?:skipped|todo), )*\d+ passed, \d+ total$"
+                    r"|^\s*Tests\s+\d+ passed(?: \| \d+ skipped)? \(\d+\)$|^\s*\d+ passing\b|^test result: ok\.", re.M)
+FAILED = re.compile(r"\b[1-9]\d* (?:failed|failing|errors?)\b|^FAIL\b|^--- FAIL|^test result: FAILED|\bTests:.*\bfailed\b",
+                    re.M)
+
+
+def passing_test_run(output: str, exit_code: int | None) -> bool:
+    """A test run that exited 0 (or left no status) and whose runner says every test passed."""
+    return exit_code in (0, None) and PASSED.search(output) is not None and FAILED.search(output) is None
+
+
 # What was refused (`bash: ./solve.sh: Permission denied`), to ask whether the agent made it itself.
 DENIED_PATH = re.compile(r"(?P<path>[^\s:'\"`]+): Permission denied")
 

@@ -66,3 +66,23 @@ def test_a_file_read_before_the_agent_patched_it_was_the_checkouts():
                    [Obs("/bin/bash: line 1: ./run_tests.sh: Permission denied", 126)])]
     trajectory = NTrajectory("s", "chat-export", "s.json", "m", None, "t", steps, "unknown")
     assert onset(trajectory) == (3, "permission")
+
+
+def test_what_a_passing_test_run_printed_is_the_tests_own_expected_errors():
+    """An app's own check that a variable is set, exercised by its test, in a run where every test passed."""
+    printed = ("tests/test_config.py::test_missing_key_is_reported PASSED\n"
+               "Error: INVOICE_SIGNING_KEY is not set\n"
+               "============================== 12 passed in 0.41s ==============================")
+    passing = two_steps(Action("bash", command="ls"), "", Action("bash", command="pytest -v"), printed, 0)
+    assert onset(passing) == (None, "none")
+    failing = printed.replace("12 passed in", "1 failed, 11 passed in")
+    assert onset(two_steps(Action("bash", command="ls"), "", Action("bash", command="pytest -v"), failing, 1))[0] == 2
+
+
+def test_passing_summaries_of_the_common_runners():
+    from impasse.analysis.self_caused import passing_test_run
+    assert passing_test_run("Tests:       3 skipped, 40 passed, 43 total", 0)
+    assert passing_test_run("  15 passing (120ms)", None)
+    assert passing_test_run("test result: ok. 8 passed; 0 failed", 0)
+    assert not passing_test_run("Tests:       2 failed, 40 passed, 42 total", 0)
+    assert not passing_test_run("===== 12 passed in 0.41s =====", 1)
