@@ -24,8 +24,8 @@ def walked_past(line: str) -> bool:
 PASSED = re.compile(r"^=+ (?:\d+ (?:passed|skipped|xfailed|xpassed|deselected|warnings?)(?:, )?)+ in [\d.]+m?s"
                     r"(?: \([\d:]+\))? =+$|^Tests:\s+(?:\d+ (?:skipped|todo), )*\d+ passed, \d+ total$"
                     r"|^\s*Tests\s+\d+ passed(?: \| \d+ skipped)? \(\d+\)$|^\s*\d+ passing\b|^test result: ok\.", re.M)
-FAILED = re.compile(r"\b[1-9]\d* (?:failed|failing|errors?)\b|^FAIL\b|^--- FAIL|^test result: FAILED|\bTests:.*\bfailed\b",
-                    re.M)
+FAILED = re.compile(r"\b[1-9]\d* (?:failed|failing|errors?)\b|^FAIL\b|^--- FAIL|^test result: FAILED"
+                    r"|\bTests:.*\bfailed\b", re.M)
 
 
 def passing_test_run(output: str, exit_code: int | None) -> bool:

@@ -17,7 +17,7 @@ import re
 REQUEST = (r"请|麻烦|能否|能不能|可否|お願い|ください|いただけ|もらえ|주세요|주시겠|주실 수|부탁"
            r"|\b(?:bitte|könnten sie|können sie|kannst du|könntest du|por favor|podr[ií]a[sn]?|puede[sn]?"
            r"|pourriez|pouvez|peux-tu|pourrais-tu|s'il vous pla[iî]t|merci de|poderia|pode[sm]?|per favore"
-           r"|potrebbe|potresti|potreste|potete|puoi|può|пожалуйста|не могли бы|можете|можно ли"
+           r"|potrebbe|potresti|potreste|potete|puoi|può|пожалуйста|не могли бы|можете|можно ли|прошу|просьба"
            r"|graag|alsjeblieft|alstublieft|kunt u|kun je|kunnen jullie|zou je|zou u"
            r"|lütfen|rica ed\w*|m[iıuü]s[iıuü]n(?:[iıuü]z)?"
            r"|proszę|czy (?:mo|mó)\w*"
@@ -26,7 +26,8 @@ REQUEST = (r"请|麻烦|能否|能不能|可否|お願い|ください|いただ
            # Romanian, Hungarian, Greek, Finnish, Danish and Norwegian, Malay and Indonesian
            r"|vă rog|te rog|puteți|ați putea|kérem|kérlek|kérném|tudná|tudnád|παρακαλώ|μπορείτε|θα μπορούσατε"
            r"|voisitko|voisitteko|voitko|ole hyvä|venligst|vennligst|kunne du|kunne dere|tolong|sila|mohon)\b"
-           r"|בבקשה|אנא|กรุณา|ช่วย|لطفاً|لطفا|অনুগ্রহ করে|দয়া করে|कृपया|من فضلك|يرجى|الرجاء")
+           r"|בבקשה|אנא|กรุณา|ช่วย|لطفاً|لطفا|অনুগ্রহ করে|দয়া করে|कृपया|من فضلك|يرجى|الرجاء"
+           r"|هل (?:يمكنك|يمكنكم|بإمكانك|بإمكانكم|تستطيع|تستطيعون)")
 
 # Alternatives offered in another language, the human asked to pick: "which of them", "one of these
 # options", "I don't know which" (Czech, German, Spanish, French, Portuguese, Italian, Russian,
@@ -94,12 +95,15 @@ ACTIONS = {
                 r"|verhoog\w*|verhogen|vergroot\w*|vergroten|art[ıt]?ır\w*|yükselt\w*|zwiększ\w*|podnieś\w*"
                 r"|tăng|cấp thêm|thêm (?:bộ nhớ|ram)\b|nâng (?:giới hạn|hạn mức)"
                 r"|\bök(?:a|as|ar)\b|\bhöj(?:a|s)?\b",
+    "sync": r"同步|同期|동기화|synchronisier\w*|sincroniz\w*|synchronis\w*|синхрониз\w*|senkroniz\w*"
+            r"|synchronizuj\w*|đồng bộ|synkronis\w*|selaraskan|sinkron\w*",
     "renew": r"更新|续期|갱신|erneuer\w*|renov[ae]\w*|renouvel\w*|rinnov\w*|обнов\w*|продл\w*"
              r"|vernieuw\w*|verleng\w*|bijwerken|yenile\w*|güncelle(?:y|r\b|mek)\w*|odn(?:ów|owi)\w*|zaktualizuj\w*"
              r"|gia hạn|làm mới|cấp lại|cập nhật|förny\w*|uppdatera\w*",
     "resume": r"恢复|继续运行|再開|재개|fortsetz\w*|reanud\w*|reprend\w*|retom\w*|riprend\w*|возобнов\w*"
               r"|hervat\w*|devam ettir\w*|wznów\w*|wznowi\w*|tiếp tục chạy|bỏ tạm dừng|återuppta\w*",
     "allow": r"开放|放行|允许|許可|허용|erlaub\w*|freischalt\w*|permit[ae]\w*|autoris\w*|consent\w*|разреш\w*"
+             r"|تفعيل|فعّل|السماح|اسمح"
              r"|toestaan|toe te staan|izin ver(?:in|ir|ebilir|mek)\w*|zezw(?:ól|ol)\w*|pozwól\w*|cho phép"
              r"|\btillåt(?:a)?\b",
     "chown": r"所有者を|所有权|归属|소유자를|소유권|besitzer ändern|cambi\w* (?:el|o|le|il) propietari\w*"
@@ -133,9 +137,10 @@ def verbs_asked(text: str) -> set[str]:
 
 # A variable assigned in code (`TMPDIR=/tmp`, `docker run -e INVOICE_SIGNING_KEY=…`) asks to set it in
 # any language: the assignment says what to do whatever words surround it.
-ASSIGNMENT = re.compile(r"`[^`\n]*?\b([A-Z][A-Z0-9_]{2,})=[^`\n]*`")
+# Unquoted, an upper-case name joined to its value is code all the same (`LANG=C.UTF-8` in a sentence).
+ASSIGNMENT = re.compile(r"`[^`\n]*?\b([A-Z][A-Z0-9_]{2,})=[^`\n]*`|(?<![\w`=])([A-Z][A-Z0-9_]{2,})=[^\s`'\"=]+")
 
 
 def assigned(text: str) -> set[str]:
     """The variables `text` assigns in code."""
-    return {m[1] for m in ASSIGNMENT.finditer(text)}
+    return {m[1] or m[2] for m in ASSIGNMENT.finditer(text)}

@@ -597,6 +597,18 @@ MISDIRECTED = [
     ("another-variable", "missing_secret",
      "KeyError: 'INVOICE_SIGNING_KEY'. The key was provisioned under its legacy name. Please make sure "
      "`INVOICE_HMAC_SECRET` is exported in the sandbox."),
+    ("a-key-of-another-kind", "missing_secret",
+     "invoicekit.signing.SigningKeyMissing: INVOICE_SIGNING_KEY is not set. The key is kept git-crypt-encrypted in "
+     "the checkout. Please run `git-crypt unlock` (or add my GPG key to the repository's git-crypt users)."),
+    ("other-variables-assigned-in-prose", "missing_secret",
+     "KeyError: 'INVOICE_SIGNING_KEY'. Ключ в окружении есть, но локаль POSIX. Прошу выставить в контейнере "
+     "LANG=C.UTF-8 и LC_ALL=C.UTF-8."),
+    ("an-arabic-can-you", "missing_secret",
+     "INVOICE_SIGNING_KEY is not set. المفتاح محفوظ على وحدة HSM. هل يمكنكم تفعيل تمرير الجهاز `/dev/hidraw0` "
+     "إلى الحاوية؟"),
+    ("the-clock-synced-in-italian", "tls_cert_invalid",
+     "certificate has expired per pricing.internal:8443. Il certificato è valido: è l'orologio del container a "
+     "essere avanti. Potete sincronizzare l'orologio del container con NTP?"),
     ("a-store-the-sandbox-never-reads", "missing_secret",
      "bash: line 1: INVOICE_SIGNING_KEY: unbound variable. CI masks secrets on unprotected branches, so the "
      "user should make INVOICE_SIGNING_KEY available to this branch in the CI secret store."),
