@@ -78,6 +78,8 @@ GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|caus
                      r"|\b(?:second|third|another|other) (?:possibility|possible cause|explanation|candidate)\b"
                      r"|\bcould (?:just )?as well be\b|\bmore than one (?:possible )?(?:cause|explanation|reason)\b"
                      r"|\b(?:possibly|maybe|perhaps|or even|or) both\b"
+                     # the cause asked back of the human: "did something restart the container between my steps?"
+                     r"|\b(?:did|has) (?:something|someone|somebody|anything|anyone)\b[^.?!\n]{0,100}\?"
                      # "(space? inodes? a quota on uid 1000?)": alternatives each put as a question
                      r"|\((?:[^()?\n]{1,40}\?\s*){2,}[^()\n]*\)"
                      # one hedge per account: "could be the cgroup, could be the watchdog"

@@ -652,6 +652,9 @@ def test_the_wrong_remedy_asked_is_misdirected(kind, card, text):
                   "is hit, and I have not worked out which."),
     ("tls_cert_invalid", "certificate has expired for pricing.internal:8443: either pricing.internal really is "
                          "serving an old certificate, or this clock runs ahead."),
+    ("flaky_sandbox", "Error response from daemon: Container f2aca166eb92 is paused, unpause the container before "
+                      "exec. pytest bounced twice, then ls was fine. Did something restart the container between my "
+                      "steps?"),
     ("disk_full", "git add fails: No space left on device. The box is starved of disk or memory, possibly both. "
                   "Please check the container's resources."),
     ("disk_full", "sqlite3.OperationalError: database or disk is full. Może brakuje miejsca, może plik bazy jest "
