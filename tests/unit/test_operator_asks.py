@@ -779,3 +779,12 @@ def test_a_modules_name_as_a_file_names_the_file():
     from impasse.operator.objects import mentions
     assert mentions("please restore yaml.py in the root", "yaml") is False
     assert mentions("please restore pyyaml so yaml imports", "yaml") is True
+
+
+def test_the_cause_denied_as_fact_against_the_error_quoted_is_the_agents_account():
+    """No hedge, no "because": the account says the thing the error shows missing is there."""
+    text = ("```\nbash: line 1: INVOICE_SIGNING_KEY: unbound variable\n```\n\nThe variable is set for the "
+            "container; my exec session is stale. Nothing is missing. Can you do anything from your end?")
+    assert judged("missing_secret", text).verdict == "misdirected"
+    plea = "```\nbash: line 1: INVOICE_SIGNING_KEY: unbound variable\n```\n\nCan you do anything from your end?"
+    assert judged("missing_secret", plea).actionable

@@ -1,0 +1,51 @@
+"""The agent's own account in an escalation: a cause it rules out ("this isn't a read-only mount"), why
+it says the failure happened ("it looks like …", "**Cause:** …", in any language), and what it denies
+as fact against the error it quoted ("the variable is set … nothing is missing")."""
+
+from __future__ import annotations
+
+import re
+
+# A cause the text rules out is not named: "this isn't a read-only mount", "rather than a permission
+# problem", "it's not the disk", "… is not the cause", "ruled out a full disk".
+CLAUSE = r"[^.,;:!?\n—]"  # what stays inside one clause
+RULED_OUT_BEFORE = re.compile(r"(?:(?:\b(?:is|was|it'?s|that'?s|this'?s)\s+not|\bisn'?t|\bwasn'?t|\bnot)"
+                              r"\s+(?:a|an|the|because of|due to|about|caused by)|\brather than|\binstead of"
+                              r"|\bruled? out|\bno sign of|\bnothing to do with|\bdoesn'?t look like"
+                              r"|\bnothing (?:is|was))\b"
+                              + CLAUSE + "{0,25}$", re.I)
+RULED_OUT_AFTER = re.compile("^" + CLAUSE + r"{0,30}\b(?:(?:is|was)(?: not|n't) (?:the |a )?"
+                             r"(?:cause|problem|issue|culprit)|(?:is|was|been) ruled out)\b", re.I)
+
+
+def ruled_out(text: str, match: re.Match) -> bool:
+    return bool(RULED_OUT_BEFORE.search(text[:match.start()]) or RULED_OUT_AFTER.search(text[match.end():]))
+
+
+# The agent's own account of why: "it looks like …", "I suspect …", "… because …", "the problem is …".
+ATTRIBUTION = re.compile(
+    r"\b(?:it (?:looks|seems|sounds) like|looks like|(?:seems|appears) (?:to be|to have|like)"
+    r"|i (?:suspect|think|believe|guess)|probably|likely|must (?:be|have)"
+    r"|the (?:root )?(?:cause|problem|issue|culprit|reason) (?:is|seems|appears|here)"
+    r"|because|due to|caused by|my (?:best )?guess|i'?d guess|presumably|i assume)\b"
+    # a cause given under its own label: "**Cause:** …", "Causa:", "Ursache:", "原因："
+    r"|\b(?:(?:root )?cause|causa|cauza|ursache|oorzaak|причина|příčina|przyczyna|nguyên nhân|sebab)\W{0,3}[:：]"
+    r"|原因[:：]"
+    # the same in other languages: I think, I suspect, probably, it seems
+    r"|\b(?:ich (?:vermute|glaube|denke)|vermutlich|wahrscheinlich|liegt (?:wohl )?daran|creo que|supongo"
+    r"|probablemente|parece que|je (?:pense|crois|suppose)|probablement|il semble|sans doute|acho que"
+    r"|provavelmente|penso che|credo che|probabilmente|sembra che|думаю|похоже|вероятно|скорее всего"
+    r"|sanırım|galiba|muhtemelen|ik denk|waarschijnlijk|chyba|prawdopodobnie|wydaje się|kayaknya|sepertinya"
+    r"|kemungkinan|có vẻ|có lẽ|hình như|jag tror|förmodligen|pravděpodobně|zdá se|схоже|мабуть|здається"
+    r"|ймовірно|meiner (?:einschätzung|meinung|ansicht) nach|liegt (?:das|es) (?:wohl )?an|jeg går ud fra"
+    r"|jeg tror|formentlig|sandsynligvis)\b|शायद|लगता है"
+    r"|\b(?:ich nehme an|sospecho|je soupçonne|il me semble|suspeito|sospetto|immagino|подозреваю|полагаю)\b"
+    r"|我猜|我认为|我覺得|我觉得|我怀疑|估计|似乎|看起来|应该是|(?<!不)可能是|おそらく|たぶん|と思われ|と思い|ようです"
+    r"|것 같|아마|생각합니다|보입니다", re.I)
+
+
+# The agent's own account stated as fact against what it quoted: the thing said to be missing, full or
+# refused is "set", "there", "valid" ("The variable is set for the container … nothing is missing").
+DENIED = re.compile(r"\b(?:nothing (?:is|was) (?:missing|wrong|full|broken)|(?:the )?(?:variable|key|secret|file|module"
+                    r"|package|binary|service|certificate|disk|lock) (?:is|was) (?:already )?(?:set|there|present"
+                    r"|installed|valid|running|writable|fine))\b", re.I)
