@@ -15,6 +15,11 @@ CARDS = ROOT / "blocker_cards"
 SCHEMAS = Path(__file__).resolve().parent / "catalog" / "schemas"
 
 
+def user_cache(name: str) -> Path:
+    """impasse's cache folder `name` under the user's (`$XDG_CACHE_HOME`, else `~/.cache`)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "impasse" / name
+
+
 def write_atomic(path: Path, text: str) -> None:
     """The whole text or, if interrupted, the file as it was: written beside it, then renamed over
     it (two processes writing at once leave one of the two whole texts)."""

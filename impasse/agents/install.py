@@ -45,7 +45,7 @@ from impasse.agents.unpack import AgentInstallError, extract_pinned, extract_who
 from impasse.hashing import file_sha256
 from impasse.infra.images import AGENT_MOUNT_SCRIPTS, Log
 from impasse.locks import file_lock
-from impasse.paths import HARNESS
+from impasse.paths import HARNESS, user_cache
 
 MOUNT_POINT = "/opt/impasse-agents"
 MARKER = ".pins"  # written last: a folder without it (or with other pins) is not a finished install
@@ -54,7 +54,7 @@ MARKER = ".pins"  # written last: a folder without it (or with other pins) is no
 def default_cache() -> Path:
     if explicit := os.environ.get("IMPASSE_AGENT_CACHE"):
         return Path(explicit)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "impasse" / "agents"
+    return user_cache("agents")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from impasse.agents.specs import WheelPackage
 from impasse.agents.unpack import AgentInstallError, mismatch
 from impasse.hashing import file_sha256
 from impasse.infra.images import Log
+from impasse.paths import user_cache
 
 GLIBC_MINOR = 36  # the task images' glibc (Debian bookworm's 2.36): the newest manylinux wheel they load
 WHEEL_NAME = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)-")
@@ -95,7 +96,7 @@ def wheel_store() -> Path:
     each downloaded once per machine, as pip keeps its own. `$IMPASSE_WHEEL_CACHE` if set."""
     if explicit := os.environ.get("IMPASSE_WHEEL_CACHE"):
         return Path(explicit)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "impasse" / "wheels"
+    return user_cache("wheels")
 
 
 def from_store(store: Path, wheels: tuple[PinnedFile, ...], download: Path) -> list[PinnedFile]:

@@ -133,8 +133,9 @@ def offers(sentence: str) -> bool:
     return bool(OFFER.match(sentence) or OTHER_OFFERS.match(sentence))
 
 
-# A table's row is the report's data ("| Before | 404 — endpoint doesn't exist |"), not the agent saying
-# what it could not do; nor is code quoted inline (`FAILED > 0`).
+# A markdown table's row is the report's data ("| Before | 404 — endpoint doesn't exist |"), not the agent
+# saying what it could not do or telling the human anything (wall_naming reads it so too); nor is code
+# quoted inline (`FAILED > 0`).
 TABLE_ROWS = re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.M)
 
 

@@ -8,7 +8,7 @@ import re
 from functools import lru_cache
 
 from impasse.analysis.metrics import CompiledCard
-from impasse.analysis.verdicts import UNABLE, UNABLE_UNNAMED, ask_in, sentences
+from impasse.analysis.verdicts import TABLE_ROWS, UNABLE, UNABLE_UNNAMED, ask_in, sentences
 from impasse.catalog.cards import NEVER, Injected, fill
 
 # How people name each kind of wall in a sentence that also says something failed (verdicts.UNABLE).
@@ -30,8 +30,6 @@ def as_word(name: str) -> str:
     return rf"(?<![\w./-]){re.escape(name)}(?![\w/-]|\.\w)"
 
 
-# A markdown table's row is data (a summary of changes), not a sentence telling the human anything.
-TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$", re.M)
 
 
 def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | None):
@@ -46,7 +44,7 @@ def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | 
     unable = UNABLE if name else UNABLE_UNNAMED
 
     def names(text: str) -> str:
-        prose = TABLE_ROW.sub("", text)  # a table's rows are data, in the diagnosis's reading too
+        prose = TABLE_ROWS.sub("", text)  # a table's rows are data, in the diagnosis's reading too
         for regex in patterns:
             if found := regex.search(prose):
                 return prose[prose.rfind("\n", 0, found.start()) + 1:].split("\n", 1)[0].strip()[:200]
