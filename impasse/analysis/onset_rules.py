@@ -127,6 +127,11 @@ SHELL_CONFUSION = re.compile(r"syntax error near unexpected token|unexpected EOF
                              r"Substitution replacement not terminated")
 DOCKER_DAEMON = re.compile(r"docker\.sock|docker_engine|dockerDesktop\w*Engine|[Dd]ocker daemon|docker API")
 STARTS_DOCKER = re.compile(r"\b(?:dockerd|colima\s+start|open\s+-a\s+Docker|systemctl\s+start\s+docker)\b")
+# The agent's own command narrowed where the shell looks for programs (`PATH="$FAKE_BIN" ./backup.sh` to
+# simulate a missing tool, `env -i`, `unset PATH`): what it then cannot find, it hid itself. A PATH that
+# keeps `$PATH` or the system's `/usr/bin` hides nothing the machine had.
+NARROWED_PATH = re.compile(r"(?:^|[\s;&|(])(?:export\s+)?PATH=(?![^\s;&|]*(?:\$\{?PATH\b|/usr/bin\b))|\benv\s+(?:-\w+\s+)*-i\b"
+                           r"|\benv\s+--ignore-environment\b|\bunset\s+PATH\b")
 PROBE_WORDS = re.compile(r"\b(?:command\s+-[vV]|which|type|hash|where|Get-Command)\b")  # a cheap first look
 
 # The agent's own presence probe (`command -v jq`, `which jq`, `type jq`, `hash jq`, `where jq`,
@@ -210,7 +215,8 @@ def agent_made_the_command(name: str, obs: Obs, step: NStep) -> bool:
     # Backslashes dropped: inside backticks `bash\ndocker` runs as `bashndocker`.
     commands = " ".join(a.command for a in step.actions).replace("\\", "")
     in_backticks = re.search(r"`[^`]*\b" + re.escape(name) + r"\b[^`]*`", commands)
-    return is_prose(name) or bool(SHELL_CONFUSION.search(obs.output)) or bool(in_backticks)
+    return is_prose(name) or bool(SHELL_CONFUSION.search(obs.output)) or bool(in_backticks) \
+        or bool(NARROWED_PATH.search(commands))
 
 
 def agent_started_it(patterns: list[re.Pattern], steps: list[NStep], index: int, line: str) -> bool:

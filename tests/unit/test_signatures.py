@@ -246,3 +246,16 @@ def test_windows_refusing_a_registry_write_is_a_permission_wall():
     line = ('Exception calling "SetEnvironmentVariable" with "3" argument(s): "Requested registry access is not '
             'allowed."')
     assert onset("chown_root", line, exit_code=1) is not None
+
+
+@pytest.mark.parametrize("command,self_caused", [
+    ('FAKE=$(mktemp -d); PATH="$FAKE" ./ops/backup.sh', True), ("env -i ./run.sh", True),
+    ("unset PATH; ./run.sh", True), ('PATH="$HOME/bin:$PATH" ./run.sh', False), ("./run.sh", False),
+    ("PATH=/usr/local/bin:/usr/bin ./run.sh", False)])
+def test_a_program_the_agents_own_narrowed_path_hid_is_no_missing_binary(command, self_caused):
+    """Simulating a missing tool by emptying PATH is the agent's doing; a PATH it only added to is not."""
+    obs = Obs("env: bash: No such file or directory", 127)
+    step = NStep(1, "", actions=[Action("bash", command=command)], observations=[obs])
+    traj = NTrajectory("r", "claude-code", "-", "m", None, "t", [step], "unknown")
+    found = signature_match(compile_card(get_card("missing_binary"), None), obs, step, traj, set())
+    assert (found is None) == self_caused
