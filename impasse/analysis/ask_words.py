@@ -15,7 +15,10 @@ ASKS = re.compile(
     r"|해 ?주세요|해 ?주시겠|부탁드립니다|부탁합니다|пожалуйста|не могли бы вы|можете ли вы"
     r"|\b(?:pourriez-vous|pouvez-vous|peux-tu|pourrais-tu|merci de|veuillez|il faut que (?:tu|vous)"
     r"|por favor|podrías|podría usted|puedes|necesito que|poderia|você pode|preciso que"
-    r"|bitte|könnten sie|können sie|kannst du|könntest du)\b)", re.I)
+    r"|bitte|könnten sie|können sie|kannst du|könntest du"
+    # options handed back for the human to pick from ("vous avez trois options")
+    r"|(?:vous avez|tu as|tienes|tiene usted|usted tiene|sie haben|du hast|você tem) (?:\w+ )?(?:options|opciones"
+    r"|optionen|opções|möglichkeiten))\b)", re.I)
 # An offer of what to do next ("if you want, I …"), which after a failure hands the human the decision.
 OFFERS = re.compile(
     r"^(?:si tu veux|si vous voulez|si vous le souhaitez|si quieres|si lo deseas|si desea|wenn du (?:willst|möchtest)"

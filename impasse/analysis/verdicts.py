@@ -57,7 +57,9 @@ ASKS = re.compile(
     rf"|\byou(?:'ll|'d| will| would)? (?:need|have|must|should) (?:to )?{ACT}\b|\bi need you to\b"
     rf"|\b(?:action|input|approval|permission|confirmation) (?:is )?(?:required|needed) from you\b"
     rf"|\b(?:needs?|requires?|waiting (?:for|on)) (?:your|human|manual) (?:input|action|approval|permission|help"
-    rf"|decision|confirmation)\b|\bonce you(?:'ve| have)\b|\blet me know (?:which|what|how|whether)\b)", re.I)
+    rf"|decision|confirmation)\b|\bonce you(?:'ve| have)\b|\blet me know (?:which|what|how|whether)\b"
+    # the choice handed back: options the human is to pick from and carry out ("You have three options")
+    rf"|\byou have (?:\w+ )?(?:options|choices)\b|\byour (?:options|choices) (?:are|here)\b)", re.I)
 FENCED = re.compile(r"```.*?(?:```|$)", re.S)  # a fenced block is code, no sentence of the agent's
 INLINE = re.compile(r"`[^`\n]*`")
 CODE_CHARS = re.compile(r"[{}();=<>|\\]")

@@ -273,6 +273,11 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     ("- Multi-step signup with validation \u2713\n- Status badge \u2705", "claimed done"),
     ("The export now passes its tests; you're all set.", "claimed done"),
     ("Renamed the handler and moved its test beside it.", "claimed done"),
+    # the options the human is to choose from and carry out, nothing claimed
+    ("The VPN's firewall drops traffic to the bridge network.\n\nYou have three options:\n**A**: disconnect it",
+     "escalated to the human"),
+    ("Le pare-feu bloque le port 5432. Vous avez deux options : désactiver le VPN, ou autoriser le réseau local.",
+     "escalated to the human"),
 ])
 def test_an_ending_is_read_from_what_the_last_message_says(text, kind):
     from impasse.analysis.verdicts import message_verdict
