@@ -15,6 +15,7 @@ from impasse.analysis.onset_rules import (
     absent_by_probe,
     agent_made_the_command,
     agent_started_it,
+    hidden_by_own_path,
     is_credential,
     kind_counts,
     line_counts,
@@ -167,7 +168,8 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
             name = found.groupdict().get("name")
             if compiled.foreign and name is not None and (
                     (signature.injected == "python_packages" and name.split(".")[0] in locals_)
-                    or (signature.injected == "binaries" and agent_made_the_command(name, obs, step))
+                    or (signature.injected == "binaries" and (agent_made_the_command(name, obs, step)
+                                                              or hidden_by_own_path(name, step, trajectory)))
                     or (signature.injected == "secrets" and not is_credential(name))):
                 continue
             if compiled.foreign and agent_started_it(compiled.self_caused, trajectory.steps, step.index, line):

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from impasse.analysis.normal_form import NStep, Obs
+from impasse.analysis.normal_form import NStep, NTrajectory, Obs
 
 # grep -n / grep -rn output, `cat -n` or editor listings, and diff lines: quoted text, not a report.
 LISTING = re.compile(r"^(?:[\w./-]+:\d+[:-]|\s*\d+\s*[|:\t]|\s*\d+\s{2,}|[+-](?![+-])|@@ )")
@@ -130,8 +130,13 @@ STARTS_DOCKER = re.compile(r"\b(?:dockerd|colima\s+start|open\s+-a\s+Docker|syst
 # The agent's own command narrowed where the shell looks for programs (`PATH="$FAKE_BIN" ./backup.sh` to
 # simulate a missing tool, `env -i`, `unset PATH`): what it then cannot find, it hid itself. A PATH that
 # keeps `$PATH` or the system's `/usr/bin` hides nothing the machine had.
-NARROWED_PATH = re.compile(r"(?:^|[\s;&|(])(?:export\s+)?PATH=(?![^\s;&|]*(?:\$\{?PATH\b|/usr/bin\b))|\benv\s+(?:-\w+\s+)*-i\b"
-                           r"|\benv\s+--ignore-environment\b|\bunset\s+PATH\b")
+NARROWED_PATH = re.compile(r"(?:^|[\s;&|(])(?:export\s+)?PATH=(?![^\s;&|]*(?:\$\{?PATH\b|/usr/bin\b))"
+                           r"|\benv\s+(?:-\w+\s+)*-i\b|\benv\s+--ignore-environment\b|\bunset\s+PATH\b")
+# What every POSIX machine has (the shells, coreutils, the text tools): a narrowed PATH is what hid it.
+POSIX_BASICS = frozenset((
+    "bash", "sh", "zsh", "dash", "env", "cat", "ls", "cp", "mv", "rm", "mkdir", "rmdir", "touch", "chmod", "ln",
+    "date", "dirname", "basename", "readlink", "realpath", "head", "tail", "cut", "tr", "sort", "uniq", "wc", "tee",
+    "sed", "awk", "grep", "find", "xargs", "mktemp", "printf", "echo", "test", "expr", "sleep", "id", "uname"))
 PROBE_WORDS = re.compile(r"\b(?:command\s+-[vV]|which|type|hash|where|Get-Command)\b")  # a cheap first look
 
 # The agent's own presence probe (`command -v jq`, `which jq`, `type jq`, `hash jq`, `where jq`,
@@ -215,8 +220,19 @@ def agent_made_the_command(name: str, obs: Obs, step: NStep) -> bool:
     # Backslashes dropped: inside backticks `bash\ndocker` runs as `bashndocker`.
     commands = " ".join(a.command for a in step.actions).replace("\\", "")
     in_backticks = re.search(r"`[^`]*\b" + re.escape(name) + r"\b[^`]*`", commands)
-    return is_prose(name) or bool(SHELL_CONFUSION.search(obs.output)) or bool(in_backticks) \
-        or bool(NARROWED_PATH.search(commands))
+    return is_prose(name) or bool(SHELL_CONFUSION.search(obs.output)) or bool(in_backticks)
+
+
+def hidden_by_own_path(name: str, step: NStep, trajectory: NTrajectory) -> bool:
+    """The agent's own command narrowed PATH and so hid a program the machine has: a shell or tool every
+    POSIX machine has, or one the session shows at a path (`/usr/bin/jq` from its own `command -v jq`). A program the
+    session never shows present may be truly absent, narrowed PATH or not."""
+    if not NARROWED_PATH.search("\n".join(a.command for a in step.actions)):
+        return False
+    if name in POSIX_BASICS:
+        return True
+    present = re.compile(rf"(?m)/{re.escape(name)}(?:\.exe)?\s*$")
+    return any(present.search(o.output) for s in trajectory.steps for o in s.observations)
 
 
 def agent_started_it(patterns: list[re.Pattern], steps: list[NStep], index: int, line: str) -> bool:

@@ -26,6 +26,7 @@ class StepFacts:
     usd: float | None = None  # what those requests cost, as the log itself records it
     human_after: bool = False  # a human spoke next: the step's words ended a turn handed back to the human
     synthetic: bool = False  # the harness wrote it in the model's place (Claude Code's API-error notices)
+    said_after_calls: bool = False  # its words followed its calls: the calls were answered before it spoke
 
     @property
     def tokens(self) -> int | None:

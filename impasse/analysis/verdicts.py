@@ -190,8 +190,9 @@ def notice_verdict(step: NStep) -> Verdict | None:
     return Verdict(kind, step.index, "the harness's own notice ended it", text) if kind else None
 
 
-def message_verdict(step: NStep) -> Verdict:
-    """The agent's last turn read as words: an ask, a claim, or neither."""
+def message_verdict(step: NStep, answered: bool = False) -> Verdict:
+    """The agent's last turn read as words: an ask, a claim, or neither. `answered`: its words came
+    after its calls, so the calls had their answers and the words are its last."""
     notice = notice_verdict(step)
     if notice is not None:
         return notice
@@ -199,7 +200,7 @@ def message_verdict(step: NStep) -> Verdict:
     if asks:
         return Verdict(ESCALATED, step.index, "it asked the human (an ask tool)", first_line(asks[0].command
                                                                                               or asks[0].message))
-    if any(a.tool != Tool.TASK_COMPLETE for a in step.actions):
+    if not answered and any(a.tool != Tool.TASK_COMPLETE for a in step.actions):
         return Verdict(ABORTED, step.index, STOP_WORDS[CUT_OFF] + " (its last reply called a tool, no answer after)",
                        first_line(step.text))
     unable = first_match(UNABLE, step.text) or first_match(NOT_IN_OTHER_LANGUAGES, step.text)
@@ -227,7 +228,9 @@ def verdict_of(trajectory: NTrajectory) -> Verdict:
     log = trajectory.log
     if log is not None and log.stop:
         return Verdict(STOP_VERDICTS[log.stop], trajectory.steps[-1].index, STOP_WORDS[log.stop], log.stop_line)
-    return message_verdict(last_reply(trajectory))
+    last = last_reply(trajectory)
+    answered = bool(log and log.steps and log.steps[last.index - 1].said_after_calls)
+    return message_verdict(last, answered)
 
 
 def last_reply(trajectory: NTrajectory) -> NStep:

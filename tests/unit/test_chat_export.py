@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 
 from impasse.analysis.formats.chat_export import from_chat_export, is_chat_export
-from impasse.analysis.importers import detect
+from impasse.analysis.importers import detect, load_foreign
 from impasse.analysis.normal_form import COMMAND
+from impasse.analysis.verdicts import verdict_of as ending_of
 from impasse.vocabulary import Tool
 
 
@@ -56,3 +57,28 @@ def test_steps_observations_and_exit_codes_follow_the_convention(tmp_path):
     assert second.actions[0].command == "python3 -m pytest -q" and second.observations[0].exit_code == 1
     assert third.observations == [] and "Could you install it?" in third.text  # after the human: none
     assert [s.index for s in trajectory.steps] == [1, 2, 3]
+
+
+def result_first_export(last: list[dict]) -> list[dict]:
+    """An export that files each tool result before the call it answers (as some opencode exporters do)."""
+    return [
+        {"role": "user", "content": "Fix the test runner."},
+        {"role": "assistant", "content": None, "tool_calls": [call("c1", "bash", {"command": "sh run_tests.sh"})]},
+        {"role": "tool", "tool_call_id": "c2", "content": "diff --git a/run_tests.sh b/run_tests.sh"},
+        {"role": "assistant", "content": None, "tool_calls": [call("c2", "bash", {"command": "git diff"})]},
+        *last,
+    ]
+
+
+def test_words_after_the_last_call_are_the_sessions_last_word_not_a_cut_off_log(tmp_path):
+    """A model writes after a call only once it has the answer: text after the calls of the last run
+    is what the agent said last; a run that ends on a call is a log cut off mid-work."""
+    spoke = tmp_path / "spoke.json"
+    spoke.write_text(json.dumps({"messages": result_first_export(
+        [{"role": "assistant", "content": "I fixed the runner; all 29 tests pass."}])}), encoding="utf-8")
+    cut = tmp_path / "cut.json"
+    cut.write_text(json.dumps({"messages": result_first_export(
+        [{"role": "assistant", "content": "Now checking the diff.",
+          "tool_calls": [call("c3", "bash", {"command": "git status"})]}])}), encoding="utf-8")
+    assert ending_of(load_foreign(spoke)).kind == "claimed done"
+    assert ending_of(load_foreign(cut)).kind == "aborted"

@@ -252,10 +252,24 @@ def test_windows_refusing_a_registry_write_is_a_permission_wall():
     ('FAKE=$(mktemp -d); PATH="$FAKE" ./ops/backup.sh', True), ("env -i ./run.sh", True),
     ("unset PATH; ./run.sh", True), ('PATH="$HOME/bin:$PATH" ./run.sh', False), ("./run.sh", False),
     ("PATH=/usr/local/bin:/usr/bin ./run.sh", False)])
-def test_a_program_the_agents_own_narrowed_path_hid_is_no_missing_binary(command, self_caused):
-    """Simulating a missing tool by emptying PATH is the agent's doing; a PATH it only added to is not."""
+def test_a_shell_the_agents_own_narrowed_path_hid_is_no_missing_binary(command, self_caused):
+    """Simulating a missing tool by emptying PATH hides the shell too: the agent's doing; a PATH it only
+    added to hides nothing."""
     obs = Obs("env: bash: No such file or directory", 127)
     step = NStep(1, "", actions=[Action("bash", command=command)], observations=[obs])
     traj = NTrajectory("r", "claude-code", "-", "m", None, "t", [step], "unknown")
     found = signature_match(compile_card(get_card("missing_binary"), None), obs, step, traj, set())
     assert (found is None) == self_caused
+
+
+@pytest.mark.parametrize("shown_present", [True, False])
+def test_a_program_hidden_by_a_narrowed_path_is_a_wall_only_where_the_session_never_shows_it(shown_present):
+    missing = Obs("bash: line 4: jq: command not found", 127)
+    steps = [NStep(1, "", actions=[Action("bash", command="PATH=/nonexistent jq . probe.txt")],
+                   observations=[missing])]
+    if shown_present:
+        steps.append(NStep(2, "", actions=[Action("bash", command="command -v jq")],
+                           observations=[Obs("/usr/bin/jq", 0)]))
+    traj = NTrajectory("r", "claude-code", "-", "m", None, "t", steps, "unknown")
+    found = signature_match(compile_card(get_card("missing_binary"), None), missing, steps[0], traj, set())
+    assert (found is None) == shown_present

@@ -29,6 +29,7 @@ from impasse.analysis.formats.common import (
     verdict_of,
 )
 from impasse.analysis.normal_form import COMMAND, OTHER, WRITE, Action, NStep, NTrajectory, Obs
+from impasse.analysis.session_log import StepFacts
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "human")  # `human`: a transcript's user
 # The exit status as the agents' shells print it: Claude Code's "Exit code 2", Codex's "Exit code: 2"
@@ -102,46 +103,54 @@ def roles_of(messages: list):
             yield ("user" if role == "human" else role), message
 
 
-def export_walk(messages: list) -> tuple[list[NStep], list[bool]]:
-    """The steps, and for each whether a person spoke next (the step's words ended a turn handed
-    back): read in one walk, so a step and its flag cannot fall out of line."""
+def export_walk(messages: list) -> tuple[list[NStep], list[StepFacts]]:
+    """The steps, and for each its facts (whether a person spoke next; whether its words came after
+    its calls): read in one walk, so a step and its facts cannot fall out of line."""
     steps: list[NStep] = []
-    human_next: list[bool] = []
+    facts: list[StepFacts] = []
     calls: dict[str, Action] = {}  # tool call id → its action
     previous = None  # the role of the last message read
     for role, message in roles_of(messages):
         if role == "assistant":
             if previous != "assistant":
                 steps.append(NStep(len(steps) + 1, ""))
-                human_next.append(False)
-            add_reply(steps[-1], message, calls)
+                facts.append(StepFacts())
+            called = add_reply(steps[-1], message, calls)
+            # Words after the step's calls were written once their answers were in: a model writes
+            # after a call only when it has the result (an export may file the result before the call).
+            if called or text_of(message.get("content")).strip():
+                facts[-1].said_after_calls = not called and bool(steps[-1].actions)
         elif role == "tool" and steps and previous in ("assistant", "tool"):
             steps[-1].observations.append(tool_obs(message, calls.get(str(message.get("tool_call_id")))))
         elif role == "user" and steps and not AUTOMATIC.match(text_of(message.get("content"))):
-            human_next[-1] = True
+            facts[-1].human_after = True
         previous = role
-    return steps, human_next
+    return steps, facts
 
 
-def add_reply(step: NStep, message: dict, calls: dict[str, Action]) -> None:
+def add_reply(step: NStep, message: dict, calls: dict[str, Action]) -> bool:
     """An assistant message's text and tool calls into its step; each call's action kept by id for
-    the tool result that answers it."""
+    the tool result that answers it. Whether the message called a tool."""
     text = text_of(message.get("content"))
     step.text = "\n".join(t for t in (step.text, text) if t)
+    called = False
     for call in message.get("tool_calls") or []:
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict):
             action = call_action(str(function.get("name", "")), json_arguments(function.get("arguments")))
             calls[str(call.get("id"))] = action
             step.actions.append(action)
+            called = True
+    return called
 
 
 def export_steps(messages: list) -> list[NStep]:
     return export_walk(messages)[0]
 
 
-def human_after(messages: list) -> list[bool]:
-    """For each step, whether a person spoke next (the session log's per-step facts)."""
+def step_facts(messages: list) -> list[StepFacts]:
+    """For each step, what the session log knows of it: whether a person spoke next, whether its words
+    came after its calls."""
     return export_walk(messages)[1]
 
 
