@@ -21,7 +21,12 @@ ENGLISH = re.compile(r"\b(?:done|complete[d]?|finished|implemented|fixed|resolve
                     r"|\d+ (?:tests? )?(?:passing|passed)\W+(?:0|zero|no) (?:failing|failed|failures)"
                     r"|(?:is|are) (?:now )?up and (?:running|serving)|succeeds|(?P<n>\d+) passed \((?P=n)(?=\))"
                     r"|(?:have been|has been|are now|is now) (?:successfully )?(?:covered|addressed|handled|applied"
-                    r"|merged|deployed|wired|integrated|added|created|fixed|updated|removed|stopped|cleaned up)"
+                    r"|merged|deployed|wired|integrated|added|created|fixed|updated|removed|stopped|cleaned up"
+                    r"|implemented|resolved|completed|replaced|refactored|configured|set up|rewritten|migrated"
+                    r"|converted|documented|committed|pushed|renamed|moved|changed|corrected|patched|enabled)"
+                    # the work handed over as a pull request or a commit
+                    r"|(?:opened|created|raised|submitted|updated) (?:a |the )?(?:draft )?(?:PR|pull request"
+                    r"|merge request)\b|committed (?:as|in|to)\b"
                     r"|(?:all|everything)\b[^.\n]{0,40}\b(?:looks?|is|are) (?:correct|good|fine)"
                     # What the change does now, and what it should do now ("you're all set", "the build now
                     # passes", "this should now work").
@@ -42,20 +47,26 @@ NOT_A_CLAIM = re.compile(r"(?:\b(?:not|never|unable to|cannot|can'?t|couldn'?t|w
 OTHER_LANGUAGES = re.compile(
     # Japanese and Chinese: a verb of finishing the work, not "built" or "checked" alone (ビルド済み is
     # "already built", 確認しました "I checked").
-    r"(?:完了|完成|(?:修正|実装|追加|対応|解決|更新|統合|導入|反映)(?:しました|済み|できました)|(?:テスト|すべて|全て)[^。\n]{0,12}"
+    r"(?:完了|完成|(?:修正|実装|追加|対応|解決|更新|統合|導入|反映|作成|変更|削除|置き換え|書き換え|移行|整理)"
+    r"(?:しました|済み|できました)|(?:テスト|すべて|全て)[^。\n]{0,12}"
     r"(?:通りました|パスしました|成功しました)"
-    r"|已(?:经)?(?:完成|修复|修改|添加|实现|更新|解决)|全部通过|测试通过"
-    r"|완료|수정했습니다|추가했습니다|구현했습니다"
+    r"|已(?:经)?(?:完成|修复|修改|添加|实现|更新|解决)|(?:修复|修改|添加|实现|更新|解决|新增|创建|重构)了|全部通过"
+    r"|测试通过|완료|(?:수정|추가|구현|변경|작성|업데이트|해결)했(?:습니다|어요)|고쳤(?:습니다|어요)"
     r"|\b(?:j'ai|j’ai|nous avons|on a)\s+(?:\w+\s+)?(?:ajouté|corrigé|mis à jour|implémenté|créé|modifié|terminé"
     r"|supprimé|remplacé|intégré|résolu)|\bc(?:'|’)est (?:fait|corrigé|terminé|réglé)\b"
     r"|\b(?:terminé|corrigé|résolu)\s*[.!]"
     r"|\b(?:he|hemos)\s+(?:añadido|corregido|implementado|actualizado|creado|resuelto|terminado)\b|\blisto\b"
-    r"|\bcompletado\b"
+    r"|\bcompletado\b|\b(?:añadí|agregué|corregí|implementé|actualicé|creé|arreglé|resolví)\b|^\W*hecho\b"
+    r"|\b(?:ho|abbiamo)\s+(?:aggiunto|corretto|implementato|aggiornato|creato|risolto|modificato|sistemato)\b"
+    r"|^\W*(?:fatto|completato)\b"
+    r"|^\W*(?:готово|сделано)\b|(?:исправил|добавил|реализовал|обновил|сделал|создал|изменил)[аи]?\b"
+    r"|все тесты проходят|\btamamlandı\b|\b(?:düzelttim|ekledim|güncelledim|uyguladım)\b"
     r"|\b(?:ich habe|wir haben)\b[^.\n]{0,60}\b(?:hinzugefügt|behoben|aktualisiert|implementiert|erstellt|geändert)\b"
-    r"|\berledigt\b|\bbehoben\b"
-    r"|\b(?:implementei|corrigi|adicionei|atualizei)\b|\bconcluído\b)", re.I)
+    r"|\berledigt\b|\bbehoben\b|^\W*(?:fertig|umgesetzt|implementiert|hinzugefügt|aktualisiert)\b"
+    r"|\b(?:implementei|corrigi|adicionei|atualizei|criei|conclu[íi])\b|\bconcluído\b|^\W*feito\b)", re.I)
 NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでした|失敗|未完了|未完成|无法|不能|没有|未能"
-                                    r"|실패|할 수 없"
+                                    r"|실패|할 수 없|не (?:удалось|могу|смог)|\b(?:non (?:posso|sono riuscito)"
+                                    r"|yapamadım)\b"
                                     r"|\b(?:impossible de|je ne peux pas|je n'ai pas pu|no puedo|no he podido"
                                     r"|kann nicht|konnte nicht|não consegui)\b)", re.I)
 # A short headline that reports work done: "Code-review findings addressed.", "Docker containers
@@ -64,7 +75,10 @@ HEADLINE = re.compile(r"^\W*[\w`'./ -]{2,60}?\s(?:addressed|fixed|resolved|remov
                       r"|merged|deployed|applied|completed|cleaned up|migrated|replaced)(?:\s+and\s+\w+)?\W*$", re.I)
 # A report's heading over what was done ("## Summary", "Summary of changes:", "## Summary: Before/After
 # Risk Reduction", "What changed"): a claim where nothing in the message says the work could not be done.
-REPORT_HEADING = re.compile(r"^\W*(?:summary(?: of (?:the )?(?:changes|fixes|work))?|changes(?: made)?"
+REPORT_HEADING = re.compile(r"^\W*(?:(?:here(?:'s| is) )?(?:a |the )?(?:short |quick |brief )?summary(?: of (?:the )?"
+                            r"(?:changes|fixes|work|what (?:i did|changed|was done)))?"
+                            r"|(?:key |main )?changes(?: made)?|implementation (?:summary|notes)"
+                            r"|work (?:done|completed)"
                             r"|what (?:i )?changed|what was (?:done|changed|fixed)|what i did|(?:the )?fix(?:es)?"
                             r"|files? (?:changed|modified)|modified files|root cause)\b(?:\W*$|\s*:)", re.I)
 # A report that ends on the checks it ran, each named in code ("Tests: `go test ./...`", "Verification:

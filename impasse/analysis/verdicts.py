@@ -104,8 +104,13 @@ class Told:
     line: str = ""
 
 
+# Typographic apostrophes (I’ve, couldn’t), as many models write them, read as the plain one the
+# phrases are written with.
+APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
+
+
 def sentences(text: str) -> list[str]:
-    prose = QUOTED.sub(" ", FENCED.sub("\n", text or ""))
+    prose = QUOTED.sub(" ", FENCED.sub("\n", (text or "").translate(APOSTROPHES)))
     return [s.strip() for s in re.split(r"(?<=[.?!])\s+|\n+", prose) if s.strip()]
 
 

@@ -273,6 +273,21 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     ("- Multi-step signup with validation \u2713\n- Status badge \u2705", "claimed done"),
     ("The export now passes its tests; you're all set.", "claimed done"),
     ("Renamed the handler and moved its test beside it.", "claimed done"),
+    # typographic apostrophes read as the plain one
+    ("I\u2019ve updated the parser and added a test.", "claimed done"),
+    ("I couldn\u2019t finish the migration: the database is read-only.", "gave up without a claim"),
+    # the work handed over as a pull request; done "has been" in more verbs; a summary introduced
+    ("Opened a draft PR with the retry change.", "claimed done"),
+    ("The flaky assertion has been corrected.", "claimed done"),
+    ("Here's a quick summary:\n- the cache key includes the locale", "claimed done"),
+    # done in more of the languages agents answer in, in first-person past and one-word reports
+    ("我修复了分页的问题。", "claimed done"), ("設定ファイルを作成しました。", "claimed done"),
+    ("설정 파일을 변경했습니다.", "claimed done"), ("Corregí el redondeo del IVA.", "claimed done"),
+    ("Ho corretto il calcolo e aggiunto un test.", "claimed done"), ("Готово. Тесты проходят.", "claimed done"),
+    ("Исправил парсер и добавил тест.", "claimed done"), ("Ayrıştırıcıyı düzelttim.", "claimed done"),
+    ("Fertig: der Parser ist korrigiert.", "claimed done"),
+    # and could not, in those languages
+    ("Не удалось исправить парсер: файл принадлежит root.", "gave up without a claim"),
     # the options the human is to choose from and carry out, nothing claimed
     ("The VPN's firewall drops traffic to the bridge network.\n\nYou have three options:\n**A**: disconnect it",
      "escalated to the human"),
