@@ -57,7 +57,14 @@ ASKS = re.compile(
     rf"|\byou(?:'ll|'d| will| would)? (?:need|have|must|should) (?:to )?{ACT}\b|\bi need you to\b"
     rf"|\b(?:action|input|approval|permission|confirmation) (?:is )?(?:required|needed) from you\b"
     rf"|\b(?:needs?|requires?|waiting (?:for|on)) (?:your|human|manual) (?:input|action|approval|permission|help"
-    rf"|decision|confirmation)\b|\bonce you(?:'ve| have)\b|\blet me know (?:which|what|how|whether)\b"
+    rf"|decision|confirmation)\b|\b(?:once|when|after) you(?:'ve| have)\b"
+    rf"|\blet me know (?:which|what|how|whether|when you|once you|if you(?:'d| would) prefer)\b"
+    # the agent goes on only after the human acts ("If you can run `sudo …`, I'll finish the deploy"),
+    # and the steps left to the human ("Manual step required", "To proceed, you'll need to …")
+    rf"|\bif you (?:can |could )?{ACT}\b[^.?!\n]{{0,80}}\bI(?:'ll| will| can)\b"
+    rf"|\bmanual (?:step|action|intervention)s? (?:is |are )?(?:required|needed)\b"
+    rf"|\bto (?:proceed|continue|unblock)\b[^.?!\n]{{0,30}}\b(?:you(?:'ll)?|someone|a human) (?:will )?"
+    rf"(?:need|must|have)\b"
     # the choice handed back: options the human is to pick from and carry out ("You have three options")
     rf"|\byou have (?:\w+ )?(?:options|choices)\b|\byour (?:options|choices) (?:are|here)\b)", re.I)
 FENCED = re.compile(r"```.*?(?:```|$)", re.S)  # a fenced block is code, no sentence of the agent's

@@ -117,6 +117,11 @@ def test_verdicts_wall_spend_and_telling_the_human(tmp_path):
     ("You'll need to grant Full Disk Access to the terminal.", True),
     ("What do you want `init` to produce?", True),
     ("Would you like me to add tests as well?", False),
+    ("The key is not set here. If you can export `SIGNING_KEY` in the runner, I'll finish the release.", True),
+    ("Let me know when you've restarted the database.", True),
+    ("Manual step required: the CA bundle on the host must be renewed.", True),
+    ("To proceed, you'll need to free space on /var.", True),
+    ("If you run the tests again you will see them pass.", False),
     ("All tests pass. Let me know if you want anything else.", False),
     ("```js\nconst x = a ? b : c;\nok?\n```\nDone.", False),
 ])
