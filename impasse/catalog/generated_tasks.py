@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 import re
 from pathlib import Path
 
@@ -21,9 +20,9 @@ from impasse.catalog.generated import GeneratedTask, load_generated, select_spli
 from impasse.catalog.projects import PYPI, generated_dir, get_real_project
 from impasse.catalog.tasks import Project, Requirements, Task, load_tasks
 from impasse.hashing import hash_text
-from impasse.paths import write_atomic
+from impasse.paths import user_cache, write_atomic
 
-CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "impasse" / "generated"
+CACHE = user_cache("generated")
 TEST_COMMAND = "python3 -m pytest"
 COMMIT_REQUEST = ("When it is fixed, please commit the change: releases are cut from what is committed "
                   "on the current branch.")

@@ -24,10 +24,9 @@ from impasse.catalog.projects import PYPI, PinError, RealProject, verify_sha256
 from impasse.hashing import file_sha256
 from impasse.infra import images
 from impasse.infra.images import Layer, Log
-from impasse.paths import DOCKERFILES, write_atomic
+from impasse.paths import DOCKERFILES, user_cache, write_atomic
 
-CACHE = Path(os.environ.get("IMPASSE_PYPI_CACHE",
-                            Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "impasse" / "pypi"))
+CACHE = Path(os.environ.get("IMPASSE_PYPI_CACHE") or user_cache("pypi"))
 WHEELS_LOCK = PYPI / "wheels.lock"  # every wheelhouse file: name and sha256
 TARGET = ("--python-version", "3.11", "--implementation", "cp", "--platform", "manylinux2014_x86_64",
           "--platform", "any")  # the base image's Debian bookworm python3

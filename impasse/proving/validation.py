@@ -5,7 +5,6 @@ hash of the task and the image, so an unchanged task is not run again."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from dataclasses import asdict, dataclass, field
@@ -20,10 +19,11 @@ from impasse.catalog.tasks import Task
 from impasse.infra.environment import open_environment
 from impasse.infra.layers import stage
 from impasse.infra.sandbox import Sandbox, file_tar
+from impasse.paths import user_cache
 from impasse.truth.grading import run_tests
 from impasse.truth.worktree_scan import added_lines
 
-CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "impasse" / "validate"
+CACHE = user_cache("validate")
 
 
 @dataclass
