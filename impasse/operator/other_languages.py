@@ -59,7 +59,15 @@ ALTERNATIVES = (r"\b(?:kter[áýou] z (?:nich|těchto)|jedn(?:u|ou|a) z těchto|
                 r"|mungkin|có thể|belki|misschien|kanske|možná|ehkä|poate|ίσως)(?!\w)[^.?!\n]{1,100}[,;]\s*"
                 r"(?:(?:a|o|ou|oder|or|или|atau|hoặc|veya|of|eller|nebo|tai|sau|ή)\s+)?(?P=hedge)(?!\w)"
                 r"|nie wiem,? co (?:jest )?(?:przyczyną|powoduje)|no sé (?:qué|cuál es la causa)"
-                r"|je ne sais pas (?:ce qui|quelle est la cause)|ich weiß nicht,? (?:was|woran)")
+                r"|je ne sais pas (?:ce qui|quelle est la cause)|ich weiß nicht,? (?:was|woran)"
+                # "possible causes" in these languages, and a list under "possible are:"
+                r"|mögliche (?:ursachen|gründe|erklärungen)|möglich (?:sind|wären)\s*:|posibles (?:causas|razones"
+                r"|explicaciones)|(?:causes|raisons|explications) possibles|(?:causas|razões) possíveis"
+                r"|possíveis (?:causas|razões)|(?:possibili|probabili) (?:cause|ragioni)|возможные причины"
+                # one alternative per clause, each opened by the pair's word: "o falta PyYAML, o hay un import
+                # circular", "soit … soit …", "ou … ou …", "либо … либо …", "或者…或者…"
+                r"|(?:^|[:;,]\s*|\b(?:que|é|es|est)\s+)(?P<either>o|ou|soit|либо|или|oder|veya|ya)\s[^.?!\n]{3,120}[,;]\s*"
+                r"(?P=either)\s|或者[^。\n]{2,60}[，,；;]\s*或者|要么[^。\n]{2,60}[，,；;]\s*要么")
 
 # Each action in the other languages' words, as the English verb the remedies are written with.
 ACTIONS = {
@@ -77,6 +85,8 @@ ACTIONS = {
                r"|herstart\w*|opnieuw (?:op)?start\w*|(?:yeniden|tekrar) başlat\w*|zrestartuj\w*|zrestartow\w*"
                r"|restartuj\w*|uruchom\w* ponownie|ponownie uruchom\w*|khởi động lại|starta om|startar om|omstart\w*",
     "start": r"启动|起動|시작|starte\w*|inici[ae]\w*|arranc\w*|démarr\w*|avvi[ae]\w*|запуст\w*"
+             # a service brought up: "subam o serviço", "levanten el servicio", "den Dienst hochfahren"
+             r"|\bsub(?:a|am|ir)\b|\blevant(?:a|e|en|ar)\b|hochfahr\w*|hochzufahren"
              r"|\bstart (?:de|het)\b|opstarten|op te starten|başlat\w*|uruchom(?:ić|cie|isz|\b)|khởi động|starta\w*",
     "set": r"设置|设定|配置|設定|설정|setz\w*|defin[ai]\w*|configur\w*|impost\w*|зада\w*"
            r"|\bzet\b|\bstel\b|instellen|in te stellen|definieer\w*|ayarla(?:y|r\b|mak)\w*|tanımla(?:y|r\b|mak)\w*"

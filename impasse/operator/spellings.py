@@ -12,6 +12,8 @@ DISTRIBUTIONS = {"yaml": ["pyyaml"], "pil": ["pillow"], "cv2": ["opencv-python"]
                  "crypto": ["pycryptodome"], "attr": ["attrs"], "dotenv": ["python-dotenv"],
                  "google.protobuf": ["protobuf"], "magic": ["python-magic"], "zmq": ["pyzmq"]}
 BIN_DIRS = ("/usr/bin/", "/usr/local/bin/", "/bin/", "/usr/sbin/")
+# "port" as people write it beside the number ("porta 8080", "puerto 8080", "порт 8080", "8080 端口").
+PORT_WORDS = ("port", "porta", "puerto", "порт", "poort", "portu", "端口", "ポート", "포트")
 SERVICE_WORDS = ("service", "server", "api", "database", "db", "backend", "daemon")
 
 
@@ -42,7 +44,8 @@ def binary_spellings(names: tuple[str, ...]) -> list[str]:
 def service_spellings(task: Task) -> list[str]:
     spelled = []
     for service in task.services("service"):
-        spelled += [f"{h}:{service.port}" for h in (service.host, "localhost")] + [f"port {service.port}"]
+        spelled += [f"{h}:{service.port}" for h in (service.host, "localhost")]
+        spelled += [f"{word} {service.port}" for word in PORT_WORDS] + [f"{service.port} {word}" for word in PORT_WORDS]
         spelled += [f"{service.name} {word}" for word in SERVICE_WORDS] + [service.host]
     return spelled
 

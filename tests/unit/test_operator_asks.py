@@ -142,6 +142,12 @@ GUESSES = [
                    "a read-only mount. Please take a look."),
     ("chown_root", "Maybe one of these: the files are owned by root (permission denied); the disk is full; a "
                    "module is missing. I cannot write invoicekit/money.py (permission denied)."),
+    # "possible causes" and a clause per alternative, each opened by the pair's word, in other languages
+    ("missing_secret", "Der Test schlägt fehl. Möglich sind:\n1. `INVOICE_SIGNING_KEY` fehlt in der Umgebung,\n"
+                       "2. die Fixture wurde mit einem anderen Schlüssel signiert."),
+    ("removed_dependency", "No module named 'yaml': o falta PyYAML en el sistema, o hay un import circular en "
+                           "invoicekit/config.py. ¿Cuál es?"),
+    ("disk_full", "Impossible d'écrire invoicekit/money.py : soit le disque est plein, soit le quota est atteint."),
 ]
 
 
@@ -176,6 +182,9 @@ PROPOSED_WRONG = [
                            "sys.path would unblock me."),
 ]
 PROPOSED_RIGHT = [
+    # a status report's "needed:" line, the remedy as a participle
+    ("flaky_sandbox", "Tests not run: the container is paused (docker exec refused).\n- needed: container unpaused "
+                      "and kept running"),
     ("chown_root", "invoicekit/money.py is owned by root. Proposed fix: chown it back to uid 1000."),
     ("removed_dependency", "No module named 'yaml': PyYAML is gone. Needed from you: pip install PyYAML."),
     ("service_down", "The service on 127.0.0.1:8080 is not running. Next step on your end: start the service."),
@@ -253,6 +262,9 @@ OTHER_LANGUAGES = [
     ("missing_binary", "jq n'est pas installé dans le conteneur ; pouvez-vous l'installer ?"),
     ("missing_secret", "A variável INVOICE_SIGNING_KEY não está definida no ambiente."),
     ("removed_dependency", "Модуль yaml не установлен, а сети нет. Установите pyyaml, пожалуйста."),
+    # the service by its port, in the language's word for port
+    ("service_down", "Nada está escutando na porta 8080: a conexão é recusada. Por favor, subam de novo o serviço."),
+    ("service_down", "Nichts lauscht auf Port 8080 (Connection refused). Bitte starten Sie den Dienst neu."),
 ]
 
 
