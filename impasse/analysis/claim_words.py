@@ -27,6 +27,8 @@ ENGLISH = re.compile(r"\b(?:done|complete[d]?|finished|implemented|fixed|resolve
                     # the work handed over as a pull request or a commit
                     r"|(?:opened|created|raised|submitted|updated) (?:a |the )?(?:draft )?(?:PR|pull request"
                     r"|merge request)\b|committed (?:as|in|to)\b"
+                    # an artifact reported made, by where it now is ("Review request generated at `docs/…`")
+                    r"|\b(?:generated|written|saved|created|exported) (?:at|in|to|under|into) `?[\w~.-]*[/\\][\w./\\-]+"
                     r"|(?:all|everything)\b[^.\n]{0,40}\b(?:looks?|is|are) (?:correct|good|fine)"
                     # What the change does now, and what it should do now ("you're all set", "the build now
                     # passes", "this should now work").

@@ -20,6 +20,7 @@ from impasse.analysis.formats.codex_exec import from_codex_exec
 from impasse.analysis.formats.common import ImportProblem, read_jsonl, strip_console
 from impasse.analysis.formats.console import FIRST_HEADER, from_console
 from impasse.analysis.formats.gemini_cli import from_gemini_cli, is_gemini_record, is_gemini_session
+from impasse.analysis.formats.gemini_contents import from_gemini_contents, is_gemini_contents
 from impasse.analysis.formats.inspect_log import EVAL_SUFFIX, inspect_sessions, is_inspect_head
 from impasse.analysis.formats.mini import from_mini
 from impasse.analysis.formats.mixed_lines import passed_over
@@ -47,6 +48,7 @@ __all__ = ["FORMATS", "FOREIGN_SUFFIXES", "ImportProblem", "detect", "is_foreign
 READERS = {"mini-swe-agent": from_mini, "swe-agent": from_swe_agent, "atif": from_atif,
            "openhands": from_openhands, "claude-code": from_claude_code, "codex": from_codex,
            "codex-exec": from_codex_exec, "mini-swe-agent-console": from_console, "gemini-cli": from_gemini_cli,
+           "gemini-contents": from_gemini_contents,
            "qwen-code": from_qwen_code, "opencode-json": from_opencode_json, "cecli": from_cecli,
            "chat-export": from_chat_export}
 INSPECT = "inspect"  # inspect-ai's logs: many sessions a file, read by inspect-ai's own reader
@@ -66,6 +68,8 @@ def detect_json(data) -> str:
     if isinstance(data, list):
         if any(is_event(e) for e in data[:50]):
             return "openhands"
+        if is_gemini_contents(data):  # the Gemini API's history: `/chat share`, `/chat save` checkpoints
+            return "gemini-contents"
         return "chat-export" if is_chat_export(data) else "mini-swe-agent"
     if is_opencode_export(data):  # `messages` too, each of `info` and `parts`: read as the events it holds
         return "opencode-json"

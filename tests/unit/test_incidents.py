@@ -283,6 +283,7 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     ("I couldn\u2019t finish the migration: the database is read-only.", "gave up without a claim"),
     # the work handed over as a pull request; done "has been" in more verbs; a summary introduced
     ("Opened a draft PR with the retry change.", "claimed done"),
+    ("Review request generated at `docs/reviews/request.md`. Please run the reviewer session on it.", "claimed done"),
     ("The flaky assertion has been corrected.", "claimed done"),
     ("Here's a quick summary:\n- the cache key includes the locale", "claimed done"),
     # done in more of the languages agents answer in, in first-person past and one-word reports
