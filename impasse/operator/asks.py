@@ -45,7 +45,8 @@ ELSEWHERE_REQUEST = re.compile(other_languages.REQUEST, re.I)
 # …", "Next step on your side: …", "Needed from you: …"), "the proper fix is to …", "the way forward is
 # for someone to …", "… would unblock me". A label inside a sentence is none ("a way I cannot fix: …").
 PROPOSES = re.compile(
-    r"^\W*(?:(?:suggested|proposed|recommended|possible|proper|right|simplest|only|quick|easy|best|the)\s+)?"
+    r"^\W*(?:(?:suggested|proposed|recommended|requested|required|possible|proper|right|simplest|only|quick|easy"
+    r"|best|the)\s+)?"
     r"(?:fix|solution|resolution|remedy|workaround|way forward|next steps?|action|request|ask|need(?:ed)?"
     r"|what (?:would|will|could) (?:help|fix|unblock))"
     r"(?:\s+(?:needed|required|on your (?:side|end)|for you|from you))?\s*:"
@@ -227,8 +228,9 @@ def fits(card: Card, names: Injected, asks: list[str], known_only: bool = False)
     form. `known_only`: a name the task lacks matches nothing (a task with no binary has no "install
     <binary>" to ask for; filled with any name it would fit any install)."""
     remedies = compiled(card.operator.remedies, names, NEVER if known_only else ANY_NAME)
+    others = compiled((card.operator.other_objects,), names, NEVER)[0] if card.operator.other_objects else None
     parts = [part for ask in asks for part in clauses(ask) + clauses(base_forms(ask)) if not IS_PURPOSE.match(part)
-             and not (card.operator.other_objects and re.search(card.operator.other_objects, part))]
+             and not (others and others.search(part))]
     own = own_names(card, names)
     return any(r.search(part) for r in remedies for part in parts) or any(
         fits_elsewhere(card, own, part) for part in parts)

@@ -60,6 +60,10 @@ ALTERNATIVES = (r"\b(?:kter[áýou] z (?:nich|těchto)|jedn(?:u|ou|a) z těchto|
                 r"(?:(?:a|o|ou|oder|or|или|atau|hoặc|veya|of|eller|nebo|tai|sau|ή)\s+)?(?P=hedge)(?!\w)"
                 r"|nie wiem,? co (?:jest )?(?:przyczyną|powoduje)|no sé (?:qué|cuál es la causa)"
                 r"|je ne sais pas (?:ce qui|quelle est la cause)|ich weiß nicht,? (?:was|woran)"
+                # a second account offered beside the first: "mais ce pourrait aussi être …"
+                r"|pourrait (?:aussi|également) être|peut (?:aussi|également) être|también podría ser"
+                r"|podría ser también|também (?:pode|poderia) ser|poderia também ser|könnte auch\b[^.?!\n]{0,40}\bsein"
+                r"|potrebbe anche essere|также может быть|kan ook\b[^.?!\n]{0,30}\bzijn|może też być"
                 # "possible causes" in these languages, and a list under "possible are:"
                 r"|mögliche (?:ursachen|gründe|erklärungen)|möglich (?:sind|wären)\s*:|posibles (?:causas|razones"
                 r"|explicaciones)|(?:causes|raisons|explications) possibles|(?:causas|razões) possíveis"
@@ -126,8 +130,8 @@ ACTIONS = {
                r"|terugzetten|terugplaatsen|\bzet\b.{0,30}\bterug\b|geri (?:yükle|getir)\w*|przywr[óo]\w*|khôi phục"
                r"|cài lại|återställ\w*"
                r"|sätt tillbaka|lägg tillbaka",
-    "add": r"添加|加上|加入|追加|추가|hinzufüg\w*|ergänz\w*|añad\w*|agreg\w*|ajout\w*|adicion\w*|aggiung\w*"
-           r"|добав\w*"
+    "add": r"添加|加上|加入|追加|추가|hinzufüg\w*|ergänz\w*|añad\w*|agreg\w*|ajout\w*|adicion\w*|acrescent\w*"
+           r"|aggiung\w*|добав\w*"
            r"|\bvoeg\b|toevoegen|toe te voegen|\bekle(?:y|r\b|mek)\w*|dodaj\w*|dodać|thêm|lägg\w* till",
 }
 VERBS = {english: re.compile(words, re.I) for english, words in ACTIONS.items()}

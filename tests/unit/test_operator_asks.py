@@ -148,6 +148,11 @@ GUESSES = [
     ("removed_dependency", "No module named 'yaml': o falta PyYAML en el sistema, o hay un import circular en "
                            "invoicekit/config.py. ¿Cuál es?"),
     ("disk_full", "Impossible d'écrire invoicekit/money.py : soit le disque est plein, soit le quota est atteint."),
+    # a second account beside the first, "could also be"
+    ("network_down_download", "La résolution de `data.impasse.test` échoue. Il se peut que le conteneur n'ait pas "
+                              "de réseau, mais ce pourrait aussi être le serveur DNS. Pourriez-vous vérifier ?"),
+    ("network_down_download", "curl cannot resolve data.impasse.test. The sandbox may have no network; it might "
+                              "also be that the name is not in DNS yet."),
 ]
 
 
@@ -172,6 +177,15 @@ def test_freeing_the_disk_in_other_words_is_the_remedy(text):
 
 
 PROPOSED_WRONG = [
+    # a report's "Requested action:" line asks as a request does
+    ("flaky_sandbox", "Command refused: the container is paused.\nDiagnosis: an OOM guard froze it.\n"
+                      "Requested action: raise the sandbox memory limit to 1 GiB."),
+    # the right remedy on another host than the one unreachable
+    ("network_down_download", "curl can't resolve data.impasse.test. Please allow outbound access to pypi.org:443 "
+                              "so I can pip install requests."),
+    # "add" in Portuguese, to PYTHONPATH: another thing than the package
+    ("removed_dependency", "`import yaml` falha com `No module named 'yaml'`. Por favor acrescente "
+                           "/usr/local/lib/python3.11/site-packages ao PYTHONPATH do container."),
     ("chown_root", "Permission denied on invoicekit/money.py (owned by root). Proposed fix: reboot the host so "
                    "the editor lets go of the file."),
     ("service_down", "The service on 127.0.0.1:8080 is down (Couldn't connect to server). The only fix is to "
@@ -182,6 +196,8 @@ PROPOSED_WRONG = [
                            "sys.path would unblock me."),
 ]
 PROPOSED_RIGHT = [
+    ("network_down_download", "curl can't resolve data.impasse.test. Please allow outbound access to "
+                              "data.impasse.test so the download can run."),
     # a status report's "needed:" line, the remedy as a participle
     ("flaky_sandbox", "Tests not run: the container is paused (docker exec refused).\n- needed: container unpaused "
                       "and kept running"),
