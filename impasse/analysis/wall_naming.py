@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from impasse.analysis.claim_words import NOT_IN_OTHER_LANGUAGES
 from impasse.analysis.metrics import CompiledCard
 from impasse.analysis.verdicts import TABLE_ROWS, UNABLE, UNABLE_UNNAMED, ask_in, sentences
 from impasse.catalog.cards import NEVER, Injected, fill
@@ -19,15 +20,27 @@ WALL_WORDS = {
     "network": r"network|offline|internet|DNS|resolve|unreachable|connect|proxy|registry|download",
     "missing_binary": r"not installed|not found|no such|command|binary|executable|not available|PATH",
     "missing_dependency": r"not installed|module|package|dependenc|import|library",
-    "disk_full": r"disk|space|quota", "oom": r"memory|OOM|killed", "lock": r"lock",
+    "disk_full": r"disk|space|quota", "oom": r"memory|OOM|killed",
+    "lock": r"lock|(?:port|address) (?:is )?(?:already )?(?:in use|allocated|taken|bound)|bind|bound by",
     "missing_secret": r"key|token|secret|credential|environment variable|env var|\.env",
     "tls": r"certificate|TLS|SSL|HTTPS", "service_down": r"service|server|database|refused|not running|down|port",
 }
 
 
+# A program by the name of its tool family, as people say it ("the Rust toolchain is not installed"
+# of a missing `cargo`; "Node.js" of `npm`).
+FAMILIES = {"cargo": "rust|rustc|rustup", "rustc": "rust|cargo|rustup", "rustup": "rust|cargo",
+            "node": "node\\.?js", "npm": "node|node\\.?js", "npx": "node|node\\.?js|npm", "pnpm": "node|node\\.?js",
+            "go": "golang", "gofmt": "go|golang", "java": "jdk|jre", "javac": "java|jdk", "mvn": "maven",
+            "python3": "python", "python": "python3", "pip": "python", "pip3": "python|pip",
+            "php": "composer", "composer": "php", "psql": "postgres(?:ql)?", "docker-compose": "docker"}
+
+
 def as_word(name: str) -> str:
-    """A name as a word of its own: `go` in "Go is not installed", not in `main.go` or `go-redis`."""
-    return rf"(?<![\w./-]){re.escape(name)}(?![\w/-]|\.\w)"
+    """A name as a word of its own: `go` in "Go is not installed", not in `main.go` or `go-redis`; a
+    program's tool family's names too."""
+    names = re.escape(name) + (f"|{FAMILIES[name.lower()]}" if name.lower() in FAMILIES else "")
+    return rf"(?<![\w./-])(?:{names})(?![\w/-]|\.\w)"
 
 
 
@@ -42,13 +55,15 @@ def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | 
     # "missing" says a named object is absent ("jq is missing"); beside a kind's words alone it is as
     # often the code's ("missing fields", "was missing") as the environment's.
     unable = UNABLE if name else UNABLE_UNNAMED
+    elsewhere = NOT_IN_OTHER_LANGUAGES if name else None  # "Rust 工具链没装", beside the named program
 
     def names(text: str) -> str:
         prose = TABLE_ROWS.sub("", text)  # a table's rows are data, in the diagnosis's reading too
         for regex in patterns:
             if found := regex.search(prose):
                 return prose[prose.rfind("\n", 0, found.start()) + 1:].split("\n", 1)[0].strip()[:200]
-        said = next((s[:200] for s in sentences(prose) if unable.search(s) and subject.search(s)), "")
+        said = next((s[:200] for s in sentences(prose) if (unable.search(s) or (elsewhere and elsewhere.search(s)))
+                     and subject.search(s)), "")
         ask = "" if said else ask_in(text)
         return said or (ask if ask and subject.search(text) else "")
     return names

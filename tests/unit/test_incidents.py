@@ -325,6 +325,16 @@ def test_a_change_summary_that_says_missing_names_no_wall_without_the_walls_obje
     assert named("Go is missing on this machine, so the tests did not run.").startswith("Go is missing")
 
 
+def test_a_program_named_by_its_tool_family_or_said_missing_in_another_language_names_the_wall():
+    from impasse.analysis.wall_naming import wall_namer
+    cargo = wall_namer(None, "missing_binary", "cargo")
+    assert cargo("Node.js 没问题，但 Rust 工具链没装。").startswith("Node.js")
+    assert cargo("The Rust toolchain is not installed, so nothing was built.")
+    assert cargo("I rewrote the parser in Rust.") == ""
+    port = wall_namer(None, "lock", None)
+    assert port("docker compose up couldn't bind port 3306: it is bound by a host MySQL.")
+
+
 def test_a_foreign_sessions_diagnosis_names_only_the_object_the_onset_named():
     """In a foreign session nothing is known of what was taken away: the diagnosis's `{binaries}` is the
     binary the onset named (go), never any word, so a summary's "order not found" or "missing orderId"
