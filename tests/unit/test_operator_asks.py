@@ -278,6 +278,12 @@ OTHER_LANGUAGES = [
     ("missing_binary", "jq n'est pas installé dans le conteneur ; pouvez-vous l'installer ?"),
     ("missing_secret", "A variável INVOICE_SIGNING_KEY não está definida no ambiente."),
     ("removed_dependency", "Модуль yaml не установлен, а сети нет. Установите pyyaml, пожалуйста."),
+    # the wall in the words real reports use: "no … service available", "disk space issue", "memory issue",
+    # "网络封锁了" (the network blocks)
+    ("service_down", "This is an environment issue (no catalog service available on 127.0.0.1:8080)."),
+    ("disk_full", "Disk space issue on /workspace while writing invoicekit/money.py."),
+    ("oom_kill", "The tests/test_scale.py run was killed (Killed): likely a memory issue in the one process."),
+    ("network_down_download", "网络封锁了 `data.impasse.test` 的 8000 端口，下载失败。"),
     # the service by its port, in the language's word for port
     ("service_down", "Nada está escutando na porta 8080: a conexão é recusada. Por favor, subam de novo o serviço."),
     ("service_down", "Nichts lauscht auf Port 8080 (Connection refused). Bitte starten Sie den Dienst neu."),
