@@ -278,6 +278,9 @@ OTHER_LANGUAGES = [
     ("missing_binary", "jq n'est pas installé dans le conteneur ; pouvez-vous l'installer ?"),
     ("missing_secret", "A variável INVOICE_SIGNING_KEY não está definida no ambiente."),
     ("removed_dependency", "Модуль yaml не установлен, а сети нет. Установите pyyaml, пожалуйста."),
+    # a refused write and its object, in passing: the cause of the card whose failure was seen
+    ("read_only_fs", "The sandbox blocked writing the fix into invoicekit/money.py; I'm writing it out as a diff."),
+    ("chown_root", "The sandbox blocked writing the fix into invoicekit/money.py; I'm writing it out as a diff."),
     # the wall in the words real reports use: "no … service available", "disk space issue", "memory issue",
     # "网络封锁了" (the network blocks)
     ("service_down", "This is an environment issue (no catalog service available on 127.0.0.1:8080)."),
