@@ -278,6 +278,9 @@ OTHER_LANGUAGES = [
     ("missing_binary", "jq n'est pas installé dans le conteneur ; pouvez-vous l'installer ?"),
     ("missing_secret", "A variável INVOICE_SIGNING_KEY não está definida no ambiente."),
     ("removed_dependency", "Модуль yaml не установлен, а сети нет. Установите pyyaml, пожалуйста."),
+    # the program that has to be installed, said as the need in other languages
+    ("missing_binary", "システム領域へ `jq` を入れる必要があるため、権限付きでインストールを実行します。"),
+    ("missing_binary", "测试需要安装 jq，但容器里没有。"),
     # a refused write and its object, in passing: the cause of the card whose failure was seen
     ("read_only_fs", "The sandbox blocked writing the fix into invoicekit/money.py; I'm writing it out as a diff."),
     ("chown_root", "The sandbox blocked writing the fix into invoicekit/money.py; I'm writing it out as a diff."),
