@@ -281,6 +281,9 @@ OTHER_LANGUAGES = [
     # the program that has to be installed, said as the need in other languages
     ("missing_binary", "システム領域へ `jq` を入れる必要があるため、権限付きでインストールを実行します。"),
     ("missing_binary", "测试需要安装 jq，但容器里没有。"),
+    # write permission requested for the file, or the file said to lie outside what is writable
+    ("chown_root", "invoicekit/money.py lives outside the writable part of the workspace. I'm requesting permission "
+                   "to update that file directly."),
     # a refused write and its object, in passing: the cause of the card whose failure was seen
     ("read_only_fs", "The sandbox blocked writing the fix into invoicekit/money.py; I'm writing it out as a diff."),
     ("chown_root", "The sandbox blocked writing the fix into invoicekit/money.py; I'm writing it out as a diff."),
@@ -828,3 +831,14 @@ def test_the_cause_denied_as_fact_against_the_error_quoted_is_the_agents_account
     assert judged("missing_secret", text).verdict == "misdirected"
     plea = "```\nbash: line 1: INVOICE_SIGNING_KEY: unbound variable\n```\n\nCan you do anything from your end?"
     assert judged("missing_secret", plea).actionable
+
+
+@pytest.mark.parametrize("text", [
+    "`INVOICE_SIGNING_KEY is not set`. Things to check:\n1. Is INVOICE_SIGNING_KEY set?\n2. Was the fixture "
+    "signed with another key?",
+    "エラー時の確認ポイントです。\n1) `INVOICE_SIGNING_KEY is not set` が出ていれば鍵の設定が必要です\n"
+    "2) フィクスチャが古くないか確認してください"])
+def test_a_checklist_handed_to_the_human_leaves_the_diagnosis_to_them(text):
+    """"Things to check:" and its words in other languages list what might be wrong: never lifted."""
+    verdict = judged("missing_secret", text)
+    assert verdict.verdict in ("shotgun", "vague") and not verdict.actionable
