@@ -842,3 +842,13 @@ def test_a_checklist_handed_to_the_human_leaves_the_diagnosis_to_them(text):
     """"Things to check:" and its words in other languages list what might be wrong: never lifted."""
     verdict = judged("missing_secret", text)
     assert verdict.verdict in ("shotgun", "vague") and not verdict.actionable
+
+
+@pytest.mark.parametrize("text,lifted", [
+    ("The `jq` binary isn't available because /usr/local/bin is root-owned and incomplete. I'll use a fallback.",
+     False),
+    ("The `jq` binary isn't available because the image was built without it. Could you install jq?", True)])
+def test_the_cause_put_down_to_another_blockers_why_is_the_wrong_cause(text, lifted):
+    """An account of why that blames another blocker (ownership for a missing program) would send a
+    person to lift the wrong thing; a why that stays with the cause does not."""
+    assert judged("missing_binary", text).actionable is lifted
