@@ -24,18 +24,16 @@ from impasse.catalog.cards import ANY_NAME, Card, Injected, fill, load_cards
 from impasse.catalog.tasks import Task
 from impasse.operator.accounts import ATTRIBUTION, DENIED, ruled_out
 from impasse.operator.asks import (
-    OWN_PLAN,
     asks_of,
     clauses,
     compiled,
     fits,
     fits_elsewhere,
-    go_on,
     installed_names,
     misdirected,
-    own_action,
     own_names,
 )
+from impasse.operator.leave import OWN_PLAN, go_on, own_action
 from impasse.operator.objects import (
     covers,
     expand,

@@ -852,3 +852,11 @@ def test_the_cause_put_down_to_another_blockers_why_is_the_wrong_cause(text, lif
     """An account of why that blames another blocker (ownership for a missing program) would send a
     person to lift the wrong thing; a why that stays with the cause does not."""
     assert judged("missing_binary", text).actionable is lifted
+
+
+def test_the_items_under_a_heading_of_the_agents_own_follow_ups_ask_nothing():
+    """"Next options" lists work the agent offers; what it reported blocked above still decides."""
+    text = ("Fixed the conversion. I hit a network restriction: data.impasse.test does not resolve from here; "
+            "once network to data.impasse.test:8000 is available the end-to-end test can run.\n\n"
+            "Next options\n- Add a sanity check on the rates.\n- Log which rates file a feed was built from.")
+    assert judged("network_down_download", text).verdict == "actionable"

@@ -1,0 +1,53 @@
+"""What leave an ask asks for: to go on or to wait ("should I proceed?"), or to act itself ("can I set a
+dummy key in conftest.py?"). Neither asks the human for anything that would lift a blocker."""
+
+from __future__ import annotations
+
+import re
+
+# An ask for leave to act oneself ("can I set a dummy key in conftest.py?", "shall I skip the test?",
+# "would you like me to copy it to /tmp?"): the agent, not the human, would act, and an agent that
+# could lift the blocker itself would not be blocked. "Can I get jq installed?" asks the human.
+OWN_ACTION = re.compile(
+    r"\b(?:can|could|may|should|shall|must) (?:i|we)\b(?!\s+(?:get|have|ask|request|borrow|be given)\b)"
+    r"|\b(?:ok(?:ay)?|fine|alright|all right) (?:if|for) (?:i|me|us)\b|\bmind if i\b|\b(?:do you )?want me to\b"
+    r"|\bwould you like me to\b|\blet me know if i (?:should|can|may)\b"
+    # the agent's own plan put up for approval: "Proposal: I commit through a private index … OK to go
+    # that way?"
+    r"|\b(?:proposal|my plan|plan|suggestion)\s*:\s*i\b|\bi (?:propose|suggest) (?:to|that i)\b"
+    r"|\b(?:ok(?:ay)?|fine|alright|all right|good)\b[^.?!\n]{0,20}\b(?:that|this) (?:way|route|approach|plan|path)\b"
+    r"|\b(?:ok(?:ay)?|fine|alright|all right) (?:for me )?to\b(?=\s+\w)"
+    # the same go-ahead for "that way" in other languages: "¿me das el visto bueno para hacerlo así?"
+    r"|\b(?:visto bueno|luz verde|de acuerdo|feu vert|d'accord|einverstanden|grünes licht|sinal verde|via libera)"
+    r"\b[^.?!\n]{0,30}(?:\bhacerlo así|\bde esta (?:manera|forma)|\bcomme ça|\bde cette (?:façon|manière)"
+    r"|\bso vorgehe|\bauf diese weise|\bdessa forma|\bdesta forma|\bassim|\bin questo modo|\bcosì)(?!\w)"
+    r"|\b(?:posso|podemos|puedo|debo|devo|puis-je|dois-je|est-ce que je (?:peux|dois)|darf ich|soll ich|kann ich"
+    r"|sollen wir|могу ли я|можно(?: ли)?(?: мне)?|мне (?:стоит|можно))(?!\w)"
+    r"|我可以|我能不能|要不要我|我是否可以|してもいい|してもよろしい|しましょうか|해도 될까요|할까요|해도 되나요", re.I)
+# What leave to go on asks is no action of its own: "should I proceed?", "posso continuar?"
+GO_ON = re.compile(r"\W*(?:proceed|continue|go ahead|go on|keep going|wait|stop|seguir|continuar|esperar"
+                   r"|continuer|attendre|weitermachen|fortfahren|warten|продолжить|подождать|继续|等待|続けます|待ちます"
+                   r"|계속|기다릴)\W*$", re.I)
+
+
+# The agent's own plan stated before a plea to go on ("plan: spin up a stub catalog on :8080 myself …
+# ok to go ahead?"): the leave asked is for that plan.
+OWN_PLAN = re.compile(r"\b(?:proposal|(?:my |the )?plan|workaround)\s*:|\bmy plan is to\b"
+                      r"|\bi(?:'d| would| will|'ll) (?:\w+ ){1,6}?myself\b", re.I)
+
+
+def leave_for(ask: str) -> str | None:
+    """What `ask` asks leave for: "go on" (to go on or to wait: "should I proceed?", "ok to go ahead?"),
+    "own action" (an action of the agent's own), or None (it asks no leave)."""
+    match = OWN_ACTION.search(ask)
+    if match is None:
+        return None
+    return "go on" if GO_ON.match(ask[match.end():]) else "own action"
+
+
+def go_on(ask: str) -> bool:
+    return leave_for(ask) == "go on"
+
+
+def own_action(ask: str) -> bool:
+    return leave_for(ask) == "own action"
