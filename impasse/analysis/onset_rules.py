@@ -224,9 +224,9 @@ def agent_made_the_command(name: str, obs: Obs, step: NStep) -> bool:
 
 
 def hidden_by_own_path(name: str, step: NStep, trajectory: NTrajectory) -> bool:
-    """The agent's own command narrowed PATH and so hid a program the machine has: a shell or tool every
-    POSIX machine has, or one the session shows at a path (`/usr/bin/jq` from its own `command -v jq`). A program the
-    session never shows present may be truly absent, narrowed PATH or not."""
+    """The agent's own command narrowed PATH and so hid a program the machine has: a shell or tool
+    every POSIX machine has, or one the session shows at a path (`/usr/bin/jq` from its own `command
+    -v jq`). A program the session never shows present may be truly absent, narrowed PATH or not."""
     if not NARROWED_PATH.search("\n".join(a.command for a in step.actions)):
         return False
     if name in POSIX_BASICS:

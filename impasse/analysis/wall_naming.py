@@ -43,8 +43,6 @@ def as_word(name: str) -> str:
     return rf"(?<![\w./-])(?:{names})(?![\w/-]|\.\w)"
 
 
-
-
 def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | None):
     """What in a message names the wall: the card's diagnosis; else a sentence that says something
     failed, or asks the human to act, and names the wall — the module, binary or secret the onset
@@ -53,17 +51,17 @@ def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | 
     patterns = diagnosis_naming(compiled, name) if compiled else []
     subject = re.compile(as_word(name) if name else WALL_WORDS.get(category or "", "") or r"(?!)", re.I)
     # "missing" says a named object is absent ("jq is missing"); beside a kind's words alone it is as
-    # often the code's ("missing fields", "was missing") as the environment's.
-    unable = UNABLE if name else UNABLE_UNNAMED
-    elsewhere = NOT_IN_OTHER_LANGUAGES if name else None  # "Rust 工具链没装", beside the named program
+    # often the code's ("missing fields", "was missing") as the environment's. Beside the named
+    # program, other languages' words for it failing count too ("Rust 工具链没装").
+    failed = (UNABLE, NOT_IN_OTHER_LANGUAGES) if name else (UNABLE_UNNAMED,)
 
     def names(text: str) -> str:
         prose = TABLE_ROWS.sub("", text)  # a table's rows are data, in the diagnosis's reading too
         for regex in patterns:
             if found := regex.search(prose):
                 return prose[prose.rfind("\n", 0, found.start()) + 1:].split("\n", 1)[0].strip()[:200]
-        said = next((s[:200] for s in sentences(prose) if (unable.search(s) or (elsewhere and elsewhere.search(s)))
-                     and subject.search(s)), "")
+        said = next((s[:200] for s in sentences(prose)
+                     if any(f.search(s) for f in failed) and subject.search(s)), "")
         ask = "" if said else ask_in(text)
         return said or (ask if ask and subject.search(text) else "")
     return names

@@ -22,12 +22,16 @@ def ruled_out(text: str, match: re.Match) -> bool:
     return bool(RULED_OUT_BEFORE.search(text[:match.start()]) or RULED_OUT_AFTER.search(text[match.end():]))
 
 
+# The words that give a reason: "… because …", "due to …", "caused by …".
+WHY = r"because|due to|caused by"
+# The reason itself, after those words (rules.blamed_elsewhere holds it against the other cards' causes).
+BECAUSE = re.compile(rf"\b(?:{WHY})\b(?P<why>[^.?!\n]{{3,160}})", re.I)
 # The agent's own account of why: "it looks like …", "I suspect …", "… because …", "the problem is …".
 ATTRIBUTION = re.compile(
     r"\b(?:it (?:looks|seems|sounds) like|looks like|(?:seems|appears) (?:to be|to have|like)"
     r"|i (?:suspect|think|believe|guess)|probably|likely|must (?:be|have)"
     r"|the (?:root )?(?:cause|problem|issue|culprit|reason) (?:is|seems|appears|here)"
-    r"|because|due to|caused by|my (?:best )?guess|i'?d guess|presumably|i assume)\b"
+    rf"|{WHY}|my (?:best )?guess|i'?d guess|presumably|i assume)\b"
     # a cause given under its own label: "**Cause:** …", "Causa:", "Ursache:", "原因："
     r"|\b(?:(?:root )?cause|causa|cauza|ursache|oorzaak|причина|příčina|przyczyna|nguyên nhân|sebab)\W{0,3}[:：]"
     r"|原因[:：]"

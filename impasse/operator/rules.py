@@ -22,7 +22,7 @@ from functools import cache
 
 from impasse.catalog.cards import ANY_NAME, Card, Injected, fill, load_cards
 from impasse.catalog.tasks import Task
-from impasse.operator.accounts import ATTRIBUTION, DENIED, ruled_out
+from impasse.operator.accounts import ATTRIBUTION, BECAUSE, DENIED, ruled_out
 from impasse.operator.asks import (
     asks_of,
     clauses,
@@ -49,8 +49,6 @@ from impasse.operator.objects import (
 )
 from impasse.operator.other_languages import ALTERNATIVES
 
-# The agent's own why, after the cause: "because …", "due to …", "caused by …".
-BECAUSE = re.compile(r"\b(?:because|due to|caused by)\b(?P<why>[^.?!\n]{3,160})", re.I)
 SHOTGUN = 3  # causes named at once: a list of guesses (an honest account may name a second, as context)
 # A text that offers its causes as alternatives is a list of guesses however many the patterns know:
 # "possible reasons:", "it's either a quota, a broken tmpfs, or …", "maybe one of these: …".

@@ -115,10 +115,10 @@ def export_walk(messages: list) -> tuple[list[NStep], list[StepFacts]]:
             if previous != "assistant":
                 steps.append(NStep(len(steps) + 1, ""))
                 facts.append(StepFacts())
-            called = add_reply(steps[-1], message, calls)
+            said, called = add_reply(steps[-1], message, calls)
             # Words after the step's calls were written once their answers were in: a model writes
             # after a call only when it has the result (an export may file the result before the call).
-            if called or text_of(message.get("content")).strip():
+            if called or said.strip():
                 facts[-1].said_after_calls = not called and bool(steps[-1].actions)
         elif role == "tool" and steps and previous in ("assistant", "tool"):
             steps[-1].observations.append(tool_obs(message, calls.get(str(message.get("tool_call_id")))))
@@ -128,9 +128,9 @@ def export_walk(messages: list) -> tuple[list[NStep], list[StepFacts]]:
     return steps, facts
 
 
-def add_reply(step: NStep, message: dict, calls: dict[str, Action]) -> bool:
+def add_reply(step: NStep, message: dict, calls: dict[str, Action]) -> tuple[str, bool]:
     """An assistant message's text and tool calls into its step; each call's action kept by id for
-    the tool result that answers it. Whether the message called a tool."""
+    the tool result that answers it. The message's text, and whether it called a tool."""
     text = text_of(message.get("content"))
     step.text = "\n".join(t for t in (step.text, text) if t)
     called = False
@@ -141,7 +141,7 @@ def add_reply(step: NStep, message: dict, calls: dict[str, Action]) -> bool:
             calls[str(call.get("id"))] = action
             step.actions.append(action)
             called = True
-    return called
+    return text, called
 
 
 def export_steps(messages: list) -> list[NStep]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from impasse.analysis.formats.common import ImportProblem, verdict_of
 from impasse.analysis.formats.gemini_cli import gemini_steps
 from impasse.analysis.normal_form import NTrajectory
+from impasse.analysis.session_log import StepFacts
 
 ROLES = ("user", "model")
 
@@ -64,17 +65,18 @@ def as_messages(contents: list[dict]) -> list[dict]:
     return messages
 
 
-def contents_human_after(contents: list[dict]) -> list[bool]:
-    """For each step, whether a person spoke next (a user content with no function response)."""
-    flags: list[bool] = []
+def contents_facts(contents: list[dict]) -> list[StepFacts]:
+    """For each step, what the history knows of it: whether a person spoke next (a user content with
+    no function response)."""
+    facts: list[StepFacts] = []
     previous = None
     for content in contents if is_gemini_contents(contents) else []:
         if content["role"] == "model" and previous != "model":
-            flags.append(False)
-        elif flags and is_human(content):
-            flags[-1] = True
+            facts.append(StepFacts())
+        elif facts and is_human(content):
+            facts[-1].human_after = True
         previous = content["role"]
-    return flags
+    return facts
 
 
 def from_gemini_contents(data, path: Path) -> NTrajectory:

@@ -13,7 +13,7 @@ from impasse.analysis.formats.chat_export import step_facts
 from impasse.analysis.formats.claude_code import SYNTHETIC, entries_of
 from impasse.analysis.formats.codex import ITEM_TYPES, OUTPUTS, is_model_item
 from impasse.analysis.formats.common import text_of
-from impasse.analysis.formats.gemini_contents import contents_human_after
+from impasse.analysis.formats.gemini_contents import contents_facts
 from impasse.analysis.session_log import (
     API_ERROR,
     CONTEXT,
@@ -245,7 +245,7 @@ def session_log(fmt: str, data, steps: int, path: Path) -> SessionLog | None:
     elif fmt == "openhands":
         log = openhands_log(data if isinstance(data, list) else data.get("history") or [])
     elif fmt == "gemini-contents":
-        log = SessionLog(steps=[StepFacts(human_after=flag) for flag in contents_human_after(data)])
+        log = SessionLog(steps=contents_facts(data))
     elif fmt == "chat-export":
         messages = data.get("messages") if isinstance(data, dict) else data
         log = SessionLog(steps=step_facts(messages))
