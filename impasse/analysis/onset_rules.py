@@ -150,6 +150,8 @@ FALLBACK_ECHO = re.compile(r"[^\n;]*?\|\|\s*(?:echo|printf|Write-(?:Host|Output)
 # A shell's report of where it failed (`zsh:11: operation not permitted: …`, `(eval):1: …`) has the
 # shape of a grep -n hit (`path:11: …`); a shell's name is no file the agent grepped.
 SHELL_REPORT = re.compile(r"^(?:(?:/[\w.-]+)*/)?(?:zsh|bash|sh|dash|ksh|mksh|\(eval\)):\d+: |"
+                          # a login shell names itself with a dash (`-bash: jq: command not found`), no diff line
+                          r"^-(?:ba|z|k|da)?sh: |"
                           # a compiler's `file:line:column: message` (go, gcc, rustc's short form):
                           # grep -n prints no column
                           r"^[\w./-]+:\d+:\d+: ")

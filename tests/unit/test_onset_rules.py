@@ -211,3 +211,8 @@ def test_glibs_error_log_line_is_a_failure_line_and_its_warning_is_not():
     assert is_failure_line("(process:2): dconf-CRITICAL **: 18:07:09.460: unable to create file "
                            "'/run/user/1000/dconf/user': Read-only file system.  dconf will not work properly.")
     assert not is_failure_line("(gsettings:41): GLib-GIO-WARNING **: 18:07:09.460: Using the memory backend")
+
+
+def test_a_login_shells_report_is_no_removed_diff_line():
+    assert not is_listing("-bash: jq: command not found") and not is_listing("-zsh: permission denied: ./run.sh")
+    assert is_listing("-    return 1")
