@@ -124,6 +124,15 @@ OFFERS_HEADING = re.compile(r"^\W*(?:next options|(?:possible |optional |suggest
                             r"|optional (?:next steps|improvements)|future (?:work|improvements)|nice to have"
                             r"|possible improvements|ideas for later)\W*$", re.I)
 BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
+# A question that hands the human a choice ("What should I do?", "How would you like to proceed?",
+# "どうしますか？"): the items listed under it are the actions the human may pick, each an ask.
+CHOICE = re.compile(r"\b(?:what|how) (?:should|shall|do you want|would you like|would you prefer)\b[^?]*\?"
+                    r"|\bwhich (?:option|one|do you|would you|should i)\b[^?]*\?"
+                    r"|\b(?:pick|choose|select) (?:one|an option)\b"
+                    r"|\b(?:qué (?:hago|prefieres|debo hacer)|que (?:dois-je|voulez-vous|veux-tu) faire"
+                    r"|was soll ich tun|o que (?:devo fazer|prefere)|cosa (?:devo fare|preferisci)"
+                    r"|что (?:мне )?делать)\b|どうしますか|どれにしますか|どちらに(?:しますか|しましょうか)"
+                    r"|選んでください|怎么办|请选择|选哪个|어떻게 할까요|선택해", re.I)
 
 
 def asks_of(text: str) -> list[str]:
@@ -144,7 +153,20 @@ def asks_of(text: str) -> list[str]:
             under_heading = not under_heading and HEADING.match(sentence.strip()) is not None
         else:
             under_heading = False
-    return asks
+    return asks + [item for item in choices(text) if item not in asks]
+
+
+def choices(text: str) -> list[str]:
+    """The items listed under a question that hands the human a choice, each without its bullet."""
+    items, choosing = [], False
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if choosing and BULLET.match(line):
+            items.append(BULLET.sub("", line, count=1).strip().strip("`*_"))
+        else:
+            choosing = CHOICE.search(line) is not None
+    return items
 
 
 def specific(asks: list[str]) -> list[str]:

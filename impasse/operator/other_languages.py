@@ -130,6 +130,10 @@ ACTIONS = {
                r"|terugzetten|terugplaatsen|\bzet\b.{0,30}\bterug\b|geri (?:yükle|getir)\w*|przywr[óo]\w*|khôi phục"
                r"|cài lại|återställ\w*"
                r"|sätt tillbaka|lägg tillbaka",
+    # a process ended: the remedy of no card, so an ask for it fits none ("実行中の git プロセスを終了する")
+    "kill": r"终止|杀掉|杀死|结束.{0,6}进程|終了(?:する|して|させ)|強制終了|停止(?:する|して|させ)|종료|beend\w*|"
+            r"\bmat(?:a|ar|e|en)\b|\btu(?:er|ez)\b|encerr\w*|заверш\w*|убе?й\w*|sonlandır\w*|zabij\w*|"
+            r"dừng tiến trình|avsluta\w*|döda\w*",
     "add": r"添加|加上|加入|追加|추가|hinzufüg\w*|ergänz\w*|añad\w*|agreg\w*|ajout\w*|adicion\w*|acrescent\w*"
            r"|aggiung\w*|добав\w*"
            r"|\bvoeg\b|toevoegen|toe te voegen|\bekle(?:y|r\b|mek)\w*|dodaj\w*|dodać|thêm|lägg\w* till",

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from impasse.catalog.cards import ANY_NAME, Card, Injected, fill, load_cards
+from impasse.catalog.cards import ANY_NAME, NEVER, Card, Injected, fill, load_cards
 from impasse.catalog.tasks import Task
 from impasse.operator.accounts import ATTRIBUTION, BECAUSE, DENIED, ruled_out
 from impasse.operator.asks import (
@@ -121,9 +121,11 @@ EMPHASIS = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)")
 
 
 def cause_named(card: Card, task: Task, raw: str) -> Iterator[str]:
-    """Each phrase of the text that names the card's cause (its diagnosis), not ruled out."""
+    """Each phrase of the text that names the card's cause (its diagnosis), not ruled out. A name the
+    task does not have is no name: "it's not installed" names no package where the task has none."""
     names, plain = task_names(task), EMPHASIS.sub("", raw)
-    return (m[0] for p in card.diagnosis for m in re.finditer(fill(p, names), plain) if not ruled_out(plain, m))
+    return (m[0] for p in card.diagnosis for m in re.finditer(fill(p, names, NEVER), plain)
+            if not ruled_out(plain, m))
 
 
 def names_cause(card: Card, task: Task, raw: str) -> bool:
@@ -146,6 +148,12 @@ def misattributed(card: Card, task: Task, raw: str, seen: str, asks: list[str]) 
     plain = EMPHASIS.sub("", raw)
     return (next(own, None) is None and (ATTRIBUTION.search(plain) or DENIED.search(plain)) is not None) \
         or blamed_elsewhere(card, task, plain)
+
+
+def in_own_words(card: Card, rivals: list[Card], task: Task, raw: str) -> bool:
+    """Whether a phrase names this card's cause that no rival card's diagnosis reads as its own."""
+    return any(not any(names_cause(other, task, phrase) for other in rivals if other.id != card.id)
+               for phrase in cause_named(card, task, raw))
 
 
 def blamed_elsewhere(card: Card, task: Task, raw: str) -> bool:
@@ -260,11 +268,15 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
             named.append((card, obj))
     if len(named) > 1:  # two causes fit the objects named: the one whose failure the agent saw, then
         # the one whose remedy is asked for, then the one whose object the ask is about, then the one
-        # said in words, then the one named by the longer object (`.git/index.lock` over `.git`)
-        asked = [normalise(ask) for ask in asks]
+        # said in words, then the one said in words of its own ("owned by root" over a "not writable" both
+        # cards read), then the one whose object the failure seen was on (the refused `.git/index.lock`
+        # over a file the summary lists), then the one named by the longer object (`.git/index.lock` over
+        # `.git`)
+        asked, failed_on, rivals = [normalise(ask) for ask in asks], normalise(seen), [c for c, _ in named]
         named = narrowed(named, lambda card, obj: (
             earned(card, task, seen), fits(card, names, asks), any(obj and mentions(a, obj) for a in asked),
-            names_cause(card, task, raw), len(obj or "")))
+            names_cause(card, task, raw), in_own_words(card, rivals, task, raw),
+            bool(obj) and mentions(failed_on, obj), len(obj or "")))
     if len(named) > 1 or len(causes) >= SHOTGUN or (causes and GUESSES.search(raw)):
         return Judgement("shotgun", causes=causes)
     if not named:

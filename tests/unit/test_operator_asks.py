@@ -860,3 +860,46 @@ def test_the_items_under_a_heading_of_the_agents_own_follow_ups_ask_nothing():
             "once network to data.impasse.test:8000 is available the end-to-end test can run.\n\n"
             "Next options\n- Add a sanity check on the rates.\n- Log which rates file a feed was built from.")
     assert judged("network_down_download", text).verdict == "actionable"
+
+
+@pytest.mark.parametrize("text,lifted", [
+    ("The lock `.git/index.lock` is stale and another git process seems to hold it. What should I do?\n"
+     "1. Terminate the running git process\n2. Stash the changes and wait\n3. Hand you a patch", False),
+    ("`.git/index.lock` は残ったままです。どうしますか？\n"
+     "1. 実行中の git プロセスを終了する\n2. 変更を stash して待つ", False),
+    ("The lock `.git/index.lock` is stale. Which option do you prefer?\n- Delete the stale lock file\n"
+     "- I write the patch out instead", True)])
+def test_the_items_of_a_choice_handed_to_the_human_are_its_asks(text, lifted):
+    """A menu under "What should I do?" offers the human those actions: none that lifts the lock is the
+    wrong thing asked; one that does is the ask."""
+    assert judged("git_index_lock", text).actionable is lifted
+
+
+def test_a_refused_write_in_neutral_words_names_the_write_refusing_card_seen():
+    """"Not writable" says the write was refused, not why: the mount under read_only_fs, ownership under
+    chown_root, by the failure the agent saw."""
+    text = "The issue is that `invoicekit/` is not writable, so the fix cannot be saved."
+    assert judged("read_only_fs", text).card == "read_only_fs" and judged("read_only_fs", text).actionable
+    assert judged("chown_root", text).card == "chown_root" and judged("chown_root", text).actionable
+
+
+def test_the_package_named_as_absent_names_the_cause():
+    assert judged("removed_dependency", "PyYAML is not installed here, so the suite cannot collect.").actionable
+    assert judged("removed_dependency", "`yaml` missing while loading tests/conftest.py.").actionable
+
+
+def test_absence_without_the_tasks_name_names_no_other_cause():
+    """"It's not installed" names no package where the task has none: the why stays with jq."""
+    text = "The previous attempt to use `jq` failed because it's not installed. Could you install jq?"
+    assert judged("missing_binary", text).actionable
+
+
+def test_of_two_causes_named_the_one_whose_object_the_failure_was_on_is_read():
+    """The refused `rm` of the stale lock is the lock's facet, not a workspace file's ownership the
+    summary happens to list."""
+    task, files = task_and_files("relnotes-breaking-bump")
+    text = ("No commit possible: `.git/index.lock` is stale and can't be removed (Permission denied).\n\n"
+            "## Changes\n- `relnotes/conventional.py`: the header regex accepts `!`.")
+    result = judge(text, "rm: cannot remove '.git/index.lock': Permission denied", task,
+                   [get_card(c) for c in task.supports], files)
+    assert result.card == "git_index_lock" and result.actionable
