@@ -18,6 +18,16 @@ ENGLISH = re.compile(r"\b(?:done|complete[d]?|finished|implemented|fixed|resolve
                     r"|renamed|moved|removed|switched|extended|introduced|reworked|wired|adjusted|changed|ensured"
                     r"|tightened|hardened|dropped|exposed|normali[sz]ed|converted|restored|aligned|documented|cleaned"
                     r"|simplified|extracted|consolidated|patched|bumped|pinned|reverted|deleted|hooked|guarded)"
+                    # any other verb of change in the past tense opening the report ("Clarified X across the
+                    # docs"), capitalised as a sentence opens, but not one that reports trouble, an attempt or
+                    # only a look
+                    r"|^\W*(?!(?:failed|blocked|tried|attempted|encountered|noticed|needed|stopped|crashed|errored"
+                    r"|timed|denied|refused|skipped|aborted|cancell?ed|interrupted|exceeded|killed|halted|paused|waited"
+                    r"|asked|requested|started|planned|proposed|reviewed|investigated|looked|searched|explored"
+                    r"|analy[sz]ed|inspected|considered|suggested|recommended|expected|assumed|wanted|hoped|intended"
+                    r"|seemed|appeared|checked|confirmed|compared|traced|identified|found|detected|observed|reproduced"
+                    r"|limited|based|related|reported|returned|raised|caused|affected|broke|rejected)\b)"
+                    r"(?-i:[A-Z])[a-z]{2,}(?:ied|ed)\s+(?:the |a |an |all |both |each |every |`|[a-z][\w-]*)"
                     r"|\d+ (?:tests? )?(?:passing|passed)\W+(?:0|zero|no) (?:failing|failed|failures)"
                     r"|(?:is|are) (?:now )?up and (?:running|serving)|succeeds|(?P<n>\d+) passed \((?P=n)(?=\))"
                     r"|(?:have been|has been|are now|is now) (?:successfully )?(?:covered|addressed|handled|applied"
@@ -53,7 +63,9 @@ OTHER_LANGUAGES = re.compile(
     r"(?:しました|済み|できました)|(?:テスト|すべて|全て)[^。\n]{0,12}"
     r"(?:通りました|パスしました|成功しました)"
     r"|已(?:经)?(?:完成|修复|修改|添加|实现|更新|解决)|(?:修复|修改|添加|实现|更新|解决|新增|创建|重构)了|全部通过"
-    r"|测试通过|완료|(?:수정|추가|구현|변경|작성|업데이트|해결)했(?:습니다|어요)|고쳤(?:습니다|어요)"
+    r"|测试通过|완료"
+    r"|(?:수정|추가|구현|변경|작성|업데이트|해결|반영|적용|정리|생성)(?:했|해 ?(?:뒀|놨))(?:습니다|어요|어|다)"
+    r"|고쳤(?:습니다|어요|어)|만들(?:었|어 ?(?:뒀|놨))(?:습니다|어요|어|다)"
     r"|\b(?:j'ai|j’ai|nous avons|on a)\s+(?:\w+\s+)?(?:ajouté|corrigé|mis à jour|implémenté|créé|modifié|terminé"
     r"|supprimé|remplacé|intégré|résolu)|\bc(?:'|’)est (?:fait|corrigé|terminé|réglé)\b"
     r"|\b(?:terminé|corrigé|résolu)\s*[.!]"

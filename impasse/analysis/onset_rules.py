@@ -73,7 +73,8 @@ TOOL_ERROR = re.compile(
     r"^[\w.+-]+ : The term '[^'\n]+' is not recognized as (?:the|a) name of a cmdlet|"
     r"^'[^'\n]+' is not recognized as an internal or external command|"
     r"^Access is denied|^Access to the path .* is denied|^.*running scripts is disabled on this system|"
-    r"^execution error: |^exec_command failed for |^.*\bSandbox\(Denied\b|^(?:<\d>)?WSL \([^)\n]*\) ERROR: |"
+    r"^execution error: |^exec_command failed for |^failed in sandbox: |^.*\bSandbox\(Denied\b|"
+    r"^(?:<\d>)?WSL \([^)\n]*\) ERROR: |"
     r"^(?:[Ff]ailed to connect to|[Cc]annot connect to|[Cc]ould not connect to|[Uu]nable to connect to|"
     r"error during connect: |permission denied while trying to connect to)|"
     # A tool saying that what it needs is not there (`streamlit not installed`, zsh's `which`:

@@ -14,8 +14,17 @@ from impasse.analysis.normal_form import NStep, NTrajectory
 WALKED_PAST = re.compile(r"^(?:find|du|grep|rg|tree|locate): .*Permission denied\W*$")
 
 
+# What the shell's own start-up printed before the command ran: its profile or rc file, or a script they
+# source (`/opt/homebrew/…/shellenv.sh: line 18: /bin/ps: Operation not permitted` under a macOS
+# sandbox, `/Users/u/.zshrc:12: command not found: nvm`). It comes with every command, whatever the
+# command, and the command goes on: the user's set-up, not the task's wall.
+STARTUP = re.compile(r"^(?:[\w./~-]*/)?(?:\.(?:bash|zsh|ksh|mksh)?rc|\.(?:bash_|z)?profile|\.bash_login|\.zshenv"
+                     r"|\.zlogin|profile|bash\.bashrc|zshrc|zprofile|shellenv\.sh)(?::\d+:|: line \d+:) ")
+
+
 def walked_past(line: str) -> bool:
-    return WALKED_PAST.match(line) is not None
+    """A tree walker's note on an entry it passed, or the shell's start-up speaking before the command."""
+    return WALKED_PAST.match(line) is not None or STARTUP.match(line) is not None
 
 
 # A test runner's summary of a run where everything passed (pytest, jest and vitest, mocha, go, cargo):

@@ -150,3 +150,17 @@ def test_impasse_annotate_runs_on_each_transcript(tmp_path, name):
     assert "escalated to the human" in result.output
     assert ("step 1 · missing_binary" in result.output) == name.endswith("-fail.jsonl")
     assert out.exists()
+
+
+@pytest.mark.parametrize("at,stop", [(3, ""), (9, "api_error")])
+def test_an_error_the_agent_worked_on_after_is_no_stop(tmp_path, at, stop):
+    """An `error` event (a command the human aborted, a failed request) followed by more of the agent's
+    steps ended nothing; the same error as the log's last word is how it stopped."""
+    lines = (TRANSCRIPTS / "opencode-run-ok.jsonl").read_text().splitlines()
+    error = {"type": "error", "timestamp": 1796167693500, "sessionID": "ses_dcc101e07ffepjZQ8EyCKyG3Rb",
+             "error": {"name": "APIError", "data": {"message": "Aborted"}}}
+    lines.insert(at, json.dumps(error))
+    path = tmp_path / "opencode-run.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    log = load_foreign(path, "opencode-json").log
+    assert (log.stop, len(log.steps)) == (stop, 3)

@@ -216,3 +216,18 @@ def test_glibs_error_log_line_is_a_failure_line_and_its_warning_is_not():
 def test_a_login_shells_report_is_no_removed_diff_line():
     assert not is_listing("-bash: jq: command not found") and not is_listing("-zsh: permission denied: ./run.sh")
     assert is_listing("-    return 1")
+
+
+@pytest.mark.parametrize("line", [
+    "/opt/homebrew/Library/Homebrew/cmd/shellenv.sh: line 18: /bin/ps: Operation not permitted",
+    "/Users/dev/.zshrc:12: command not found: nvm", "/home/dev/.bashrc: line 3: /opt/tool/env.sh: Permission denied"])
+def test_what_the_shells_start_up_printed_is_no_onset(line):
+    """The user's profile speaks before every command, whatever the command: their set-up, not a wall."""
+    for card_id in ("chown_root", "missing_binary"):
+        assert onset(card_id, f"{line}\nREADME.md\nsrc", exit_code=0, injected=None) is None
+        assert onset(card_id, f"{line}\ntotal 0", exit_code=1, injected=None) is None
+
+
+def test_codexs_own_report_of_a_command_its_sandbox_could_not_run_is_an_onset():
+    assert onset("chown_root", "failed in sandbox: cannot set capabilities: Operation not permitted",
+                 exit_code=None, injected=None) is not None

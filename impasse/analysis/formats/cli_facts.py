@@ -122,12 +122,14 @@ def opencode_log(data) -> SessionLog:
             log.steps[-1].usage = opencode_usage(record["part"])
             cost = record["part"].get("cost")  # 0 for a model opencode has no price for: not recorded
             log.steps[-1].usd = float(cost) if count(cost) or isinstance(cost, float) and cost > 0 else None
-    for record in records:
+    for record in records:  # an error the agent worked on after (a command the human aborted) ended nothing
         if record.get("type") == "error" and isinstance(record.get("error"), dict):
             error = record["error"]
             data = error.get("data") if isinstance(error.get("data"), dict) else {}
             text = str(data.get("message") or error.get("name") or "error")
             log.stop, log.stop_line = failure_stop(text), first_line(text)
+        elif record.get("type") == "step_start":
+            log.stop, log.stop_line = "", ""
     log.ended_at = next((stamp(r["timestamp"]) for r in reversed(records) if stamp(r.get("timestamp"))), None)
     return log
 
