@@ -99,6 +99,9 @@ class OperatorBlock:
     # What the remedies' verbs may be asked of that is not this blocker's object ("raise the ulimit -v"
     # is not the container's memory): a clause naming one fits no remedy, in any language.
     other_objects: str | None = None
+    # The agent's own account of the failure that would send a person to lift something else ("the file
+    # is missing its write bit" of a root-owned file: chmod, which its owner alone may do): the wrong cause.
+    misread: str | None = None
 
 
 @dataclass(frozen=True)
@@ -198,7 +201,7 @@ def operator_block(data: dict) -> OperatorBlock:
                          data.get("fixed", "").strip(), data.get("lift", "fresh_environment"),
                          InPlace(here.get("root"), here.get("restore"), tuple(here.get("host", [])),
                                  here.get("refused")), tuple(data.get("remedies", [])), tuple(data.get("verbs", [])),
-                         data.get("other_objects"))
+                         data.get("other_objects"), data.get("misread"))
 
 
 def card_problems(data: dict, path: Path, families: dict[str, Workaround]) -> list[str]:

@@ -209,14 +209,19 @@ def base_forms(text: str) -> str:
     return re.sub(r"\b(\w+?)ing\b", base, text)
 
 
+ASIDE = re.compile(r"\([^()]*\)")
+
+
 def fits(card: Card, names: Injected, asks: list[str], known_only: bool = False) -> bool:
     """Whether one of the asks is one of the card's remedies, read clause by clause, its verbs in any
     form. `known_only`: a name the task lacks matches nothing (a task with no binary has no "install
     <binary>" to ask for; filled with any name it would fit any install)."""
     remedies = compiled(card.operator.remedies, names, NEVER if known_only else ANY_NAME)
     others = compiled((card.operator.other_objects,), names, NEVER)[0] if card.operator.other_objects else None
+    # another object counts where the action is asked of it, not in an aside ("export KEY (the test key
+    # from your vault)": the vault is where the key comes from)
     parts = [part for ask in asks for part in clauses(ask) + clauses(base_forms(ask)) if not IS_PURPOSE.match(part)
-             and not (others and others.search(part))]
+             and not (others and others.search(ASIDE.sub("", part)))]
     own = own_names(card, names)
     return any(r.search(part) for r in remedies for part in parts) or any(
         fits_elsewhere(card, own, part) for part in parts)

@@ -147,7 +147,14 @@ def misattributed(card: Card, task: Task, raw: str, seen: str, asks: list[str]) 
     own = (phrase for phrase in cause_named(card, task, raw) if phrase.casefold() not in quoted)
     plain = EMPHASIS.sub("", raw)
     return (next(own, None) is None and (ATTRIBUTION.search(plain) or DENIED.search(plain)) is not None) \
-        or blamed_elsewhere(card, task, plain)
+        or blamed_elsewhere(card, task, plain) or misread(card, plain)
+
+
+def misread(card: Card, plain: str) -> bool:
+    """The failure put down, in the agent's own words, to what the card says would send a person to
+    lift something else (a missing write bit on a root-owned file), not ruled out."""
+    account = card.operator.misread
+    return bool(account) and any(not ruled_out(plain, m) for m in re.finditer(account, plain))
 
 
 def in_own_words(card: Card, rivals: list[Card], task: Task, raw: str) -> bool:

@@ -903,3 +903,29 @@ def test_of_two_causes_named_the_one_whose_object_the_failure_was_on_is_read():
     result = judge(text, "rm: cannot remove '.git/index.lock': Permission denied", task,
                    [get_card(c) for c in task.supports], files)
     assert result.card == "git_index_lock" and result.actionable
+
+
+def test_another_object_in_an_aside_is_no_object_of_the_ask():
+    """"(the test key from your vault)" says where the key comes from; the ask is to export it."""
+    text = ("SigningKeyMissing: INVOICE_SIGNING_KEY is not set. Please export `INVOICE_SIGNING_KEY` for the runner "
+            "(e.g., the test key from your vault), then re-run the signing tests.")
+    assert judged("missing_secret", text).actionable
+    assert not judged("missing_secret", "INVOICE_SIGNING_KEY is not set. Please add it to the vault.").actionable
+
+
+@pytest.mark.parametrize("card,text", [
+    ("network_down_download", "The rates loader needs outbound network access to reach data.impasse.test."),
+    ("missing_binary", "The container doesn't have `jq` on `PATH`, so I'm using a pure-Python filter instead.")])
+def test_the_need_or_the_absence_said_in_passing_names_the_cause(card, text):
+    assert judged(card, text).actionable
+
+
+@pytest.mark.parametrize("text,lifted", [
+    ("The edit failed because `invoicekit/money.py` is missing its write bit (Permission denied). "
+     "I need to fix the permissions issue; I'll chmod u+w it and retry.", False),
+    ("It is not the write bit: `invoicekit/money.py` is owned by root (Permission denied). Please chown it to me.",
+     True)])
+def test_a_root_owned_files_refusal_put_down_to_its_mode_is_the_wrong_cause(text, lifted):
+    """A missing mode bit would send a person to chmod, which the file's owner alone may do; ruled out, it
+    is no account."""
+    assert judged("chown_root", text).actionable is lifted
