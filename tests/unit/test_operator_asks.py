@@ -929,3 +929,15 @@ def test_a_root_owned_files_refusal_put_down_to_its_mode_is_the_wrong_cause(text
     """A missing mode bit would send a person to chmod, which the file's owner alone may do; ruled out, it
     is no account."""
     assert judged("chown_root", text).actionable is lifted
+
+
+@pytest.mark.parametrize("card,text", [
+    ("removed_dependency", "No module named 'yaml' from relnotes/config.py. Please restore the `yaml.py` shim "
+                           "in the repository root so `import yaml` resolves."),
+    ("missing_binary", "jq: command not found. The image ships gojq; can someone add `alias jq=gojq` to "
+                       "the agent user's ~/.bashrc?")])
+def test_a_stand_in_of_the_projects_or_the_shells_own_is_no_remedy(card, text):
+    """A shim module in the repository is a file of the project, not the package; an alias leaves every
+    script's program missing."""
+    result = judged(card, text)
+    assert not result.actionable and result.verdict == "misdirected"
