@@ -27,7 +27,7 @@ ENGLISH = re.compile(r"\b(?:done|complete[d]?|finished|implemented|fixed|resolve
                     r"|analy[sz]ed|inspected|considered|suggested|recommended|expected|assumed|wanted|hoped|intended"
                     r"|seemed|appeared|checked|confirmed|compared|traced|identified|found|detected|observed|reproduced"
                     r"|limited|based|related|reported|returned|raised|caused|affected|broke|rejected)\b)"
-                    r"(?-i:[A-Z])[a-z]{2,}(?:ied|ed)\s+(?:the |a |an |all |both |each |every |`|[a-z][\w-]*)"
+                    r"(?-i:[A-Z])[a-z]{2,}(?:ied|ed)\s+(?:the |a |an |all |both |each |every |`|\[|[a-z][\w-]*)"
                     r"|\d+ (?:tests? )?(?:passing|passed)\W+(?:0|zero|no) (?:failing|failed|failures)"
                     r"|(?:is|are) (?:now )?up and (?:running|serving)|succeeds|(?P<n>\d+) passed \((?P=n)(?=\))"
                     r"|(?:have been|has been|are now|is now) (?:successfully )?(?:covered|addressed|handled|applied"

@@ -202,6 +202,13 @@ def notice_verdict(step: NStep) -> Verdict | None:
     return Verdict(kind, step.index, "the harness's own notice ended it", text) if kind else None
 
 
+# A check handed to the human for later, once what it needs is there ("Once aider is available, please
+# run: …"): in a report that claims the work done, it asks nothing the agent needs to go on.
+LATER_CHECK = re.compile(r"^\W*(?:once|when|after)\b[^.?!\n]{0,80}\b(?:available|installed|ready|set up|in place|back"
+                         r"|running|exists?)\b[^.?!\n]{0,20}?[,:]?\s*(?:please\s+)?(?:run|verify|check|test|try|execute)\b",
+                         re.I)
+
+
 def message_verdict(step: NStep, answered: bool = False) -> Verdict:
     """The agent's last turn read as words: an ask, a claim, or neither. `answered`: its words came
     after its calls, so the calls had their answers and the words are its last."""
@@ -217,6 +224,8 @@ def message_verdict(step: NStep, answered: bool = False) -> Verdict:
                        first_line(step.text))
     unable = first_match(UNABLE, step.text) or first_match(NOT_IN_OTHER_LANGUAGES, step.text)
     ask, claim = ask_in(step.text), claim_in(step.text) or ("" if unable else first_match(REPORT_HEADING, step.text))
+    if ask and claim and LATER_CHECK.search(ask):  # the work claimed done; what could not run is checked later
+        return Verdict(CLAIMED, step.index, "its final message claims the work done", claim)
     if ask and (unable or not claim):
         return Verdict(ESCALATED, step.index, "its final message asks the human to act", ask)
     # An offer after saying what could not be done, with nothing claimed, hands the human a decision the

@@ -82,3 +82,14 @@ def test_words_after_the_last_call_are_the_sessions_last_word_not_a_cut_off_log(
           "tool_calls": [call("c3", "bash", {"command": "git status"})]}])}), encoding="utf-8")
     assert ending_of(load_foreign(spoke)).kind == "claimed done"
     assert ending_of(load_foreign(cut)).kind == "aborted"
+
+
+def test_a_check_handed_over_for_later_in_a_report_that_claims_the_work_is_no_escalation(tmp_path):
+    """What could not run here, handed to the human to run once its tool is there, asks nothing the
+    agent needs to go on: the report claims the work done."""
+    text = ("Implemented the wrappers and wired `make aider`.\n\n**Testing**\n- Not run: `aider` is not installed "
+            "here. Once aider is available, please run:\n  - `make aider MSG=check`\n\nCommit: `feat: wrappers`.")
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "wire aider"},
+                                             {"role": "assistant", "content": text}]}))
+    assert ending_of(load_foreign(path)).kind == "claimed done"

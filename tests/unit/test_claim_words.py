@@ -15,3 +15,7 @@ from impasse.analysis.claim_words import claims
     ("만들어뒀어.", True), ("수정해 뒀습니다.", True), ("실패했어.", False)])
 def test_a_report_opening_on_a_change_in_the_past_tense_claims_it(sentence, claimed):
     assert claims(sentence) is claimed
+
+
+def test_an_artifact_linked_as_made_is_a_claim():
+    assert claims("Generated [sprint-status.yaml](/home/dev/app/_out/sprint-status.yaml).")
