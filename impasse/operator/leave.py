@@ -36,11 +36,20 @@ OWN_PLAN = re.compile(r"\b(?:proposal|(?:my |the )?plan|workaround)\s*:|\bmy pla
                       r"|\bi(?:'d| would| will|'ll) (?:\w+ ){1,6}?myself\b", re.I)
 
 
+# Leave to act with an access only the human can grant ("May I run the tests with network access?",
+# "can I rerun it outside the sandbox?") asks for that access: it names what would lift the blocker.
+GRANTED = re.compile(r"\bwith (?:outbound |external |internet |full |escalated |elevated |write |root )?"
+                     r"(?:network|internet|write|root|sudo|elevated|escalated)"
+                     r" (?:access|permissions?|privileges?|rights)\b"
+                     r"|\boutside (?:of )?the sandbox\b", re.I)
+
+
 def leave_for(ask: str) -> str | None:
     """What `ask` asks leave for: "go on" (to go on or to wait: "should I proceed?", "ok to go ahead?"),
-    "own action" (an action of the agent's own), or None (it asks no leave)."""
+    "own action" (an action of the agent's own), or None (it asks no leave, or asks for an access
+    only the human can grant)."""
     match = OWN_ACTION.search(ask)
-    if match is None:
+    if match is None or GRANTED.search(ask):
         return None
     return "go on" if GO_ON.match(ask[match.end():]) else "own action"
 
