@@ -63,8 +63,9 @@ class Episodes:
             result = execute(self.api, RunSpec(f"scripted:{policy}", card, TASK, budget=BUDGET, seed=seed,
                                                out=self.out / agent, agent=agent))
             (annotation,) = annotate_paths([result.path]).annotations
+            # by the run's folder, not its id: the same spec may run at once in a suite beside this one
             self.done[key] = Episode(result.path, result.outcome, result.steps, annotation.row.t_star,
-                                     labelled(self.api, result.run_id))
+                                     labelled(self.api, result.path))
         return self.done[key]
 
 
