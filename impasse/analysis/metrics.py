@@ -23,7 +23,13 @@ from impasse.analysis.onset_rules import (
     sensor_reading,
 )
 from impasse.analysis.run_facts import blocker_landed, derived_outcome
-from impasse.analysis.self_caused import agent_wrote_it, local_names, passing_test_run, walked_past
+from impasse.analysis.self_caused import (
+    agent_wrote_it,
+    local_names,
+    passing_test_run,
+    said_at_start_up,
+    walked_past,
+)
 from impasse.catalog.cards import Card, Injected, fill
 from impasse.vocabulary import Tool, ending_of, is_claim, is_escalation
 
@@ -174,7 +180,8 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
                 continue
             if compiled.foreign and agent_started_it(compiled.self_caused, trajectory.steps, step.index, line):
                 return None
-            if compiled.foreign and (agent_wrote_it(trajectory.steps, step.index, line) or walked_past(line)):
+            if compiled.foreign and (agent_wrote_it(trajectory.steps, step.index, line) or walked_past(line)
+                                     or said_at_start_up(line)):
                 continue
             return Match(step.index, signature.reason, line or f"exit status {obs.exit_code}", name,
                          signature.injected)

@@ -23,8 +23,11 @@ STARTUP = re.compile(r"^(?:[\w./~-]*/)?(?:\.(?:bash|zsh|ksh|mksh)?rc|\.(?:bash_|
 
 
 def walked_past(line: str) -> bool:
-    """A tree walker's note on an entry it passed, or the shell's start-up speaking before the command."""
-    return WALKED_PAST.match(line) is not None or STARTUP.match(line) is not None
+    return WALKED_PAST.match(line) is not None
+
+
+def said_at_start_up(line: str) -> bool:
+    return STARTUP.match(line) is not None
 
 
 # A test runner's summary of a run where everything passed (pytest, jest and vitest, mocha, go, cargo):

@@ -190,10 +190,13 @@ CLAUSE_END = re.compile(r"[,;]\s|[，；]|\s[—–-]+\s|:\s+(?=[a-z])|\s+(?=" +
 IS_PURPOSE = re.compile(PURPOSE, re.I)
 
 
+ASIDE = re.compile(r"\([^()]*\)")  # an aside in parentheses, one level deep
+
+
 def clauses(ask: str) -> list[str]:
     """The clauses of an ask; an aside in parentheses stays inside its clause ("get jq (the Debian
     package, 1.6 is fine) into this image")."""
-    kept = re.sub(r"\([^()]*\)", lambda aside: aside[0].replace(",", "\0").replace(";", "\1"), ask)
+    kept = ASIDE.sub(lambda aside: aside[0].replace(",", "\0").replace(";", "\1"), ask)
     return [part.replace("\0", ",").replace("\1", ";") for part in CLAUSE_END.split(kept) if part.strip()]
 
 
@@ -207,9 +210,6 @@ def base_forms(text: str) -> str:
         stem = match[1]
         return next((c for c in (stem, stem + "e", stem[:-1]) if ACTION.fullmatch(c)), match[0])
     return re.sub(r"\b(\w+?)ing\b", base, text)
-
-
-ASIDE = re.compile(r"\([^()]*\)")
 
 
 def fits(card: Card, names: Injected, asks: list[str], known_only: bool = False) -> bool:
