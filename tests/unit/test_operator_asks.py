@@ -951,3 +951,12 @@ def test_leave_to_act_with_an_access_only_the_human_grants_asks_for_it(text, lif
     """"May I run it with network access?" asks for the network; "may I stub it?" asks leave for a
     workaround of the agent's own."""
     assert judged("network_down_download", text).actionable is lifted
+
+
+def test_a_run_reported_with_network_access_names_no_missing_network():
+    """"Ran the migration (with network access)" reports how it ran; an approval asked for it names the cause.
+    The annotator's told check reads the same diagnosis."""
+    task, _ = task_and_files(TASKS["network_down_download"])
+    card = get_card("network_down_download")
+    assert not names_cause(card, task, "Ran the rates sync (with network access); phase 3 is complete.")
+    assert names_cause(card, task, "I need your approval to run it with network access.")
