@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from impasse.analysis import verdicts as ends
+from impasse.analysis.compiled_card import compile_card
 from impasse.analysis.driver import annotate_each, auto_cards, first_onset
 from impasse.analysis.importers import ImportProblem, load_foreign
 from impasse.analysis.incidents import incident_of
-from impasse.analysis.metrics import Annotation, compile_card
+from impasse.analysis.metrics import Annotation
 from impasse.catalog.cards import Card, load_cards
 from impasse.folds import repos_beside, split_of
 

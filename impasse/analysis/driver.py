@@ -10,11 +10,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from impasse.analysis.compiled_card import compile_card
 from impasse.analysis.discovery import FOREIGN_JSON, Discovery
 from impasse.analysis.discovery import discover as find_sessions
 from impasse.analysis.importers import ImportProblem, load_sessions
 from impasse.analysis.incidents import TIMELY_STEPS, Incident, incident_of, own_run_log
-from impasse.analysis.metrics import Annotation, annotate, compile_card
+from impasse.analysis.metrics import Annotation, annotate
 from impasse.analysis.normal_form import NTrajectory
 from impasse.analysis.operator_runs import operator_row
 from impasse.analysis.own_runs import plain_label, to_trajectory

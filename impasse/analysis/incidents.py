@@ -12,7 +12,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from impasse.analysis.metrics import Annotation, CompiledCard
+from impasse.analysis.compiled_card import CompiledCard
+from impasse.analysis.metrics import Annotation
 from impasse.analysis.normal_form import NTrajectory
 from impasse.analysis.session_log import SessionLog, StepFacts
 from impasse.analysis.verdicts import Told, Verdict, told_human, verdict_of

@@ -8,7 +8,7 @@ import re
 from functools import lru_cache
 
 from impasse.analysis.claim_words import NOT_IN_OTHER_LANGUAGES
-from impasse.analysis.metrics import CompiledCard
+from impasse.analysis.compiled_card import CompiledCard
 from impasse.analysis.verdicts import TABLE_ROWS, UNABLE, UNABLE_UNNAMED, ask_in, sentences
 from impasse.catalog.cards import NEVER, Injected, fill
 

@@ -13,9 +13,10 @@ from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import sandbox, store
 
+from impasse.analysis.compiled_card import compile_card
 from impasse.analysis.formats.chat_export import export_steps
 from impasse.analysis.formats.inspect_log import message_dict
-from impasse.analysis.metrics import annotate, compile_card
+from impasse.analysis.metrics import annotate
 from impasse.analysis.normal_form import NTrajectory
 from impasse.episode.agent import EpisodeEnd
 from impasse.inspect_ext.intervals import bootstrap_ci

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from impasse.catalog.cards import ANY_NAME, NEVER, Card, Injected, fill, load_cards
+from impasse.catalog.frames import unframed
 from impasse.catalog.tasks import Task
 from impasse.operator.accounts import ATTRIBUTION, BECAUSE, DENIED, ruled_out
 from impasse.operator.asks import (
@@ -214,7 +215,7 @@ def refused_paths(card: Card, task: Task, seen: str) -> set[str]:
     """The repository paths on the lines where the agent saw this blocker's failure."""
     names = task_names(task)
     regexes = [re.compile(regex, re.M) for s in card.signatures if (regex := signature_text(s, names))]
-    failed = [line for line in seen.splitlines() if any(r.search(line) for r in regexes)]
+    failed = [line for line in unframed(seen).splitlines() if any(r.search(line) for r in regexes)]
     return set().union(*map(workspace_paths, failed)) if failed else set()
 
 
@@ -223,6 +224,7 @@ def earned(card: Card, task: Task, seen: str) -> bool:
     earlier observation. An object named but never failed on, or a failure of another kind, is not
     earned: the agent would be guessing, and the operator would be diagnosing for it."""
     names = task_names(task)
+    seen = unframed(seen)
     return any(re.search(regex, seen, re.M) for s in card.signatures if (regex := signature_text(s, names)))
 
 

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import docker
 
-from impasse.analysis.metrics import compile_card, lone_onset
+from impasse.analysis.compiled_card import compile_card
 from impasse.analysis.normal_form import Action, NStep, obs_from_dict
+from impasse.analysis.onsets import lone_onset
 from impasse.catalog.cards import Card, load_cards
 from impasse.catalog.conditions import Condition, make_condition
 from impasse.catalog.schema import read_yaml

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 
 import docker
 
-from impasse.analysis.metrics import compile_card, lone_onset, workaround_hits
+from impasse.analysis.compiled_card import compile_card
+from impasse.analysis.metrics import workaround_hits
 from impasse.analysis.normal_form import Action, NStep, obs_of
+from impasse.analysis.onsets import lone_onset
 from impasse.catalog.cards import Card, get_card, load_cards
 from impasse.catalog.conditions import Condition, make_condition
 from impasse.catalog.tasks import Task

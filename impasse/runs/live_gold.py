@@ -4,8 +4,9 @@ workspace state), has the blocker shown, and does the probe say it is still ther
 
 from __future__ import annotations
 
-from impasse.analysis.metrics import compile_card, lone_onset
+from impasse.analysis.compiled_card import compile_card
 from impasse.analysis.normal_form import NStep, obs_of
+from impasse.analysis.onsets import lone_onset
 from impasse.episode.records import Observation
 from impasse.episode.stage_protocol import Gold, gold_stage, workspace_key
 from impasse.infra.environment import LiveEnvironment

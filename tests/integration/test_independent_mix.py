@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 import pytest
 
+from impasse.analysis.compiled_card import compile_card
 from impasse.analysis.driver import annotate_paths
-from impasse.analysis.metrics import annotate, compile_card
+from impasse.analysis.metrics import annotate
 from impasse.analysis.own_runs import to_trajectory
 from impasse.catalog.cards import Injected, get_card
 from impasse.episode.rundir import read_run

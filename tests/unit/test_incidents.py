@@ -339,7 +339,7 @@ def test_a_foreign_sessions_diagnosis_names_only_the_object_the_onset_named():
     """In a foreign session nothing is known of what was taken away: the diagnosis's `{binaries}` is the
     binary the onset named (go), never any word, so a summary's "order not found" or "missing orderId"
     is no wall, and a table row is data even where the diagnosis would read it."""
-    from impasse.analysis.metrics import compile_card
+    from impasse.analysis.compiled_card import compile_card
     from impasse.analysis.wall_naming import wall_namer
     from impasse.catalog.cards import get_card
     foreign = compile_card(get_card("missing_binary"), None)

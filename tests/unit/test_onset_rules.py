@@ -3,9 +3,10 @@ counts however the command exited, a benign warning or quoted text never does.""
 
 import pytest
 
-from impasse.analysis.metrics import compile_card, signature_match, step_onset
+from impasse.analysis.compiled_card import compile_card
 from impasse.analysis.normal_form import COMMAND, LIST, READ, Action, NStep, NTrajectory, Obs
 from impasse.analysis.onset_rules import absent_by_probe, is_failure_line, is_listing, line_counts
+from impasse.analysis.onsets import signature_match, step_onset
 from impasse.catalog.cards import get_card
 
 from .test_signatures import HEALTHY, INJECTED, POSITIVE, onset

@@ -147,3 +147,12 @@ def test_an_object_is_named_as_the_host_of_a_url_and_not_inside_a_longer_name():
     assert not mentions("https://api.pricing.internal.example/rates", "pricing.internal")
     assert not mentions("see https://example.org/pricing.internal/x", "pricing.internal")
     assert mentions("pricing.internal is down", "pricing.internal")
+
+
+def test_a_failure_the_agent_saw_relayed_by_a_build_tool_is_earned():
+    """A refusal seen inside a docker build (BuildKit's step number and seconds before the tool's own
+    line) is the card's failure all the same."""
+    from impasse.operator.rules import earned
+    task, card = load_task_by_id("invoicekit-tax-rounding"), get_card("chown_root")
+    assert earned(card, task, "#7 0.512 npm error code EACCES\n#7 0.513 npm error syscall open\n")
+    assert not earned(card, task, "#7 0.512 npm error code E404\n")

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 
+from impasse.analysis.compiled_card import compile_card
 from impasse.analysis.formats.output_files import read_back_as_output
-from impasse.analysis.metrics import annotate, compile_card
+from impasse.analysis.metrics import annotate
 from impasse.analysis.normal_form import COMMAND, READ, Action, NStep, NTrajectory, Obs
 from impasse.catalog.cards import get_card
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from impasse.agents.relay import STOP, Relay
-from impasse.analysis.metrics import annotate, compile_card
+from impasse.analysis.compiled_card import compile_card
+from impasse.analysis.metrics import annotate
 from impasse.analysis.own_runs import to_trajectory
 from impasse.catalog.cards import Injected, load_cards
 from impasse.episode.records import Step

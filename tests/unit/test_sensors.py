@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from impasse.analysis.metrics import compile_card, lone_onset
+from impasse.analysis.compiled_card import compile_card
 from impasse.analysis.normal_form import Action, NStep, Obs
+from impasse.analysis.onsets import lone_onset
 from impasse.catalog.cards import get_card
 from impasse.infra.sensors import OOM_FILES, OOM_KILLS, Sensors, read_oom_kills
 from impasse.vocabulary import Tool

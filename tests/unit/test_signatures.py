@@ -6,10 +6,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from impasse.analysis.compiled_card import compile_card
 from impasse.analysis.driver import annotate_auto
-from impasse.analysis.metrics import compile_card, signature_match
 from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
+from impasse.analysis.onsets import signature_match
 from impasse.catalog.cards import Injected, get_card, load_cards
+from impasse.catalog.frames import unframed
 
 INJECTED = Injected(python_packages=("yaml",), binaries=("jq",), secrets=("INVOICE_SIGNING_KEY",))
 
@@ -273,3 +275,20 @@ def test_a_program_hidden_by_a_narrowed_path_is_a_wall_only_where_the_session_ne
     traj = NTrajectory("r", "claude-code", "-", "m", None, "t", steps, "unknown")
     found = signature_match(compile_card(get_card("missing_binary"), None), missing, steps[0], traj, set())
     assert (found is None) == shown_present
+
+
+def framed(output: str) -> str:
+    """The output as Docker BuildKit's plain progress relays it from inside a build step."""
+    return "\n".join(f"#9 {4.2 + i / 100:.3f} {line}" for i, line in enumerate(output.splitlines()))
+
+
+@pytest.mark.parametrize("card_id,output,exit_code", [p for p in PHRASED if unframed(p.values[1]) == p.values[1]])
+def test_a_wording_relayed_by_a_build_tool_is_still_an_onset_of_its_card(card_id, output, exit_code):
+    assert onset(card_id, framed(output), exit_code=exit_code, injected=None) is not None
+
+
+@pytest.mark.parametrize("output,exit_code", [pytest.param(n["text"], n.get("exit", 1), id=f"negative-{i:02d}")
+                                              for i, n in enumerate(PHRASINGS["negatives"])])
+@pytest.mark.parametrize("card_id", sorted(POSITIVE))
+def test_blocker_looking_text_relayed_by_a_build_tool_is_still_no_onset(card_id, output, exit_code):
+    assert onset(card_id, framed(output), exit_code=exit_code, injected=None) is None

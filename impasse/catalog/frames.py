@@ -1,0 +1,13 @@
+"""Text a card's signatures are matched on, with the frames other tools put around a line taken off."""
+
+import re
+
+# A build tool's frame before each line it relays: Docker BuildKit's plain progress puts the build
+# step's number and the seconds since it began ("#12 3.456 npm error code EACCES"; the error summary
+# keeps the seconds alone). The tool's own line follows unchanged, so the cards' patterns, anchored at
+# a line's start, are matched on the line without it.
+FRAME = re.compile(r"(?m)^(?:#\d+ \d+\.\d+|#\d+|\d+\.\d+) (?=.)")
+
+
+def unframed(output: str) -> str:
+    return FRAME.sub("", output)
