@@ -44,7 +44,7 @@ ATTRIBUTION = re.compile(
     r"|ймовірно|meiner (?:einschätzung|meinung|ansicht) nach|liegt (?:das|es) (?:wohl )?an|jeg går ud fra"
     r"|jeg tror|formentlig|sandsynligvis)\b|शायद|लगता है"
     r"|\b(?:ich nehme an|sospecho|je soupçonne|il me semble|suspeito|sospetto|immagino|подозреваю|полагаю)\b"
-    r"|我猜|我认为|我覺得|我觉得|我怀疑|估计|似乎|看起来|应该是|(?<!不)可能是|おそらく|たぶん|と思われ|と思い|ようです"
+    r"|我猜|我认为|我覺得|我觉得|我怀疑|估计|似乎|看起来|应该是|(?<!不)可能是|おそらく|たぶん|と思われ|と思い|ようです|と考えられ|と推測"
     r"|것 같|아마|생각합니다|보입니다", re.I)
 
 

@@ -23,7 +23,13 @@ OWN_ACTION = re.compile(
     r"|\bso vorgehe|\bauf diese weise|\bdessa forma|\bdesta forma|\bassim|\bin questo modo|\bcosì)(?!\w)"
     r"|\b(?:posso|podemos|puedo|debo|devo|puis-je|dois-je|est-ce que je (?:peux|dois)|darf ich|soll ich|kann ich"
     r"|sollen wir|могу ли я|можно(?: ли)?(?: мне)?|мне (?:стоит|можно))(?!\w)"
-    r"|我可以|我能不能|要不要我|我是否可以|してもいい|してもよろしい|しましょうか|해도 될까요|할까요|해도 되나요", re.I)
+    r"|我可以|我能不能|要不要我|我是否可以|してもいい|してもよろしい|しましょうか|해도 될까요|할까요|해도 되나요"
+    # the agent's intent put up for approval: "I plan to wait and retry — is that OK?", "…するつもりですが、
+    # それでよろしいでしょうか", "我打算……可以吗", "…하려고 하는데 괜찮을까요"
+    r"|\bi(?:'m| am)? (?:plan(?:ning)?|intend(?:ing)?|going) to\b[^.?!\n]{0,100}[,;:—–-]\s*(?:is|would) (?:that|this)"
+    r" (?:be )?(?:ok(?:ay)?|fine|alright|all right|acceptable)\b"
+    r"|(?:つもり|予定)(?:です|だ)?(?:が|けど)?[^。？?]{0,20}(?:よろしい|いい|よい|大丈夫)でしょうか"
+    r"|我(?:打算|准备|计划)[^。？?]{0,60}(?:可以吗|行吗|好吗)|(?:하려고|할 예정인데|하려는데)[^.?]{0,30}(?:괜찮을까요|될까요)", re.I)
 # What leave to go on asks is no action of its own: "should I proceed?", "posso continuar?"
 GO_ON = re.compile(r"\W*(?:proceed|continue|go ahead|go on|keep going|wait|stop|seguir|continuar|esperar"
                    r"|continuer|attendre|weitermachen|fortfahren|warten|продолжить|подождать|继续|等待|続けます|待ちます"
