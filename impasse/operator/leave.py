@@ -29,7 +29,8 @@ OWN_ACTION = re.compile(
     r"|\bi(?:'m| am)? (?:plan(?:ning)?|intend(?:ing)?|going) to\b[^.?!\n]{0,100}[,;:—–-]\s*(?:is|would) (?:that|this)"
     r" (?:be )?(?:ok(?:ay)?|fine|alright|all right|acceptable)\b"
     r"|(?:つもり|予定)(?:です|だ)?(?:が|けど)?[^。？?]{0,20}(?:よろしい|いい|よい|大丈夫)でしょうか"
-    r"|我(?:打算|准备|计划)[^。？?]{0,60}(?:可以吗|行吗|好吗)|(?:하려고|할 예정인데|하려는데)[^.?]{0,30}(?:괜찮을까요|될까요)", re.I)
+    r"|我(?:打算|准备|计划)[^。？?]{0,60}(?:可以吗|行吗|好吗)"
+    r"|(?:하려고|할 예정인데|하려는데)[^.?]{0,30}(?:괜찮을까요|될까요)", re.I)
 # What leave to go on asks is no action of its own: "should I proceed?", "posso continuar?"
 GO_ON = re.compile(r"\W*(?:proceed|continue|go ahead|go on|keep going|wait|stop|seguir|continuar|esperar"
                    r"|continuer|attendre|weitermachen|fortfahren|warten|продолжить|подождать|继续|等待|続けます|待ちます"

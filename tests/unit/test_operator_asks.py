@@ -960,3 +960,36 @@ def test_a_run_reported_with_network_access_names_no_missing_network():
     card = get_card("network_down_download")
     assert not names_cause(card, task, "Ran the rates sync (with network access); phase 3 is complete.")
     assert names_cause(card, task, "I need your approval to run it with network access.")
+
+
+@pytest.mark.parametrize("intent", [
+    "I plan to wait a few minutes and retry the download — is that OK?",
+    "一時的な不調だと考えられます。しばらく待ってから再試行するつもりですが、それでよろしいでしょうか？",
+    "我打算等几分钟再重试下载，可以吗？",
+])
+def test_the_agents_intent_put_up_for_approval_is_leave_for_its_own_action(intent):
+    seen = "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>"
+    text = f"Fetching rates.csv from data.impasse.test fails: `Temporary failure in name resolution`. {intent}"
+    assert judged_on("network_down_download", "feedsync-currency", seen, text).verdict == "misdirected"
+    plea = "Fetching rates.csv from data.impasse.test fails: `Temporary failure in name resolution`. Can you help?"
+    assert judged_on("network_down_download", "feedsync-currency", seen, plea).actionable
+
+
+def test_the_wall_said_as_an_absence_in_a_status_line_names_its_cause():
+    seen = "E   ModuleNotFoundError: No module named 'yaml'"
+    status = "| Signing tests | Pending (no local PyYAML) |"
+    assert judged_on("removed_dependency", "invoicekit-signature-canonical", seen, status).actionable
+    assert not judged_on("removed_dependency", "invoicekit-signature-canonical", seen,
+                         "| Signing tests | Pending (no YAML fixtures yet) |").actionable
+
+
+def test_accounts_that_send_a_person_to_lift_something_else_are_the_wrong_cause():
+    dns = "curl: (6) Could not resolve host: data.impasse.test"
+    hosts = "data.impasse.test does not resolve: its DNS entry is missing. Please add data.impasse.test to /etc/hosts."
+    assert judged_on("network_down_download", "feedsync-currency", dns, hosts).verdict == "misdirected"
+    denied = "PermissionError: [Errno 13] Permission denied: '/workspace/invoicekit/money.py'"
+    remit = ("I don't have write access to `invoicekit/money.py`: the package sources sit outside my assigned "
+             "domain. Here is the change for a maintainer.")
+    assert judged_on("chown_root", "invoicekit-tax-rounding", denied, remit).verdict == "misdirected"
+    plain = "I don't have write access to `invoicekit/money.py`. Could you give it back to my user?"
+    assert judged_on("chown_root", "invoicekit-tax-rounding", denied, plain).actionable
