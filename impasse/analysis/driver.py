@@ -148,6 +148,7 @@ def annotate_all(paths: list[Path], fmt: str, card: str | None, progress=None, t
             batch.skipped.append(str(err))
         if progress is not None:
             progress(number, len(found))
+    drop_doubles(batch)
     attach_costs(batch)
     attach_operator(batch)
     return batch
@@ -185,6 +186,24 @@ def annotate_trajectory(batch: Batch, trajectory: NTrajectory, card: str | None,
         known = cards.get(annotation.row.condition or "")
         batch.incidents.append(incident_of(trajectory, annotation, compile_card(known, None) if known else None, price,
                                            batch.timely))
+
+
+# A log that says less of a session another log found beside it holds in whole: Gemini CLI's
+# stream-json stdout (no status for most commands) beside the session file it was run with.
+LESSER_LOGS = {"gemini-stream": "gemini-cli"}
+DOUBLE = "the stdout of a session read from its own session file"
+
+
+def drop_doubles(batch: Batch) -> None:
+    """Each session once: a lesser log of a session whose fuller log was found too is passed over."""
+    fuller = {(a.source, a.row.run_id) for a in batch.annotations}
+    doubles = [i for i in batch.incidents
+               if i.agent in LESSER_LOGS and (LESSER_LOGS[i.agent], i.annotation.row.run_id) in fuller]
+    for incident in doubles:
+        batch.discovery.pass_over(Path(incident.path), DOUBLE)
+    gone = {id(i.annotation) for i in doubles}
+    batch.annotations = [a for a in batch.annotations if id(a) not in gone]
+    batch.incidents = [i for i in batch.incidents if id(i.annotation) not in gone]
 
 
 def is_foreign_format(err: ImportProblem) -> bool:

@@ -17,10 +17,11 @@ from impasse.analysis.formats.cli_facts import CLI_LOGS, cli_log
 from impasse.analysis.formats.codex import ITEM_TYPES, ROLLOUT_TYPES, from_codex
 from impasse.analysis.formats.codex_exec import EVENTS as CODEX_EXEC_EVENTS
 from impasse.analysis.formats.codex_exec import from_codex_exec
-from impasse.analysis.formats.common import ImportProblem, read_jsonl, strip_console
+from impasse.analysis.formats.common import ImportProblem, after_status_lines, one_object, read_jsonl, strip_console
 from impasse.analysis.formats.console import FIRST_HEADER, from_console
 from impasse.analysis.formats.gemini_cli import from_gemini_cli, is_gemini_record, is_gemini_session
 from impasse.analysis.formats.gemini_contents import from_gemini_contents, is_gemini_contents
+from impasse.analysis.formats.gemini_stream import from_gemini_stream, is_stream_event
 from impasse.analysis.formats.inspect_log import EVAL_SUFFIX, inspect_sessions, is_inspect_head
 from impasse.analysis.formats.mini import from_mini
 from impasse.analysis.formats.mixed_lines import passed_over
@@ -35,6 +36,7 @@ from impasse.analysis.formats.openhands_store import (
     session_folder_name,
 )
 from impasse.analysis.formats.output_files import read_back_as_output
+from impasse.analysis.formats.pi import from_pi, is_pi_entry
 from impasse.analysis.formats.qwen_code import from_qwen_code, is_qwen_record
 from impasse.analysis.formats.session_facts import session_log
 from impasse.analysis.formats.swe_agent import from_swe_agent
@@ -48,12 +50,13 @@ __all__ = ["FORMATS", "FOREIGN_SUFFIXES", "ImportProblem", "detect", "is_foreign
 READERS = {"mini-swe-agent": from_mini, "swe-agent": from_swe_agent, "atif": from_atif,
            "openhands": from_openhands, "claude-code": from_claude_code, "codex": from_codex,
            "codex-exec": from_codex_exec, "mini-swe-agent-console": from_console, "gemini-cli": from_gemini_cli,
-           "gemini-contents": from_gemini_contents,
+           "gemini-contents": from_gemini_contents, "gemini-stream": from_gemini_stream, "pi": from_pi,
            "qwen-code": from_qwen_code, "opencode-json": from_opencode_json, "cecli": from_cecli,
            "chat-export": from_chat_export}
 INSPECT = "inspect"  # inspect-ai's logs: many sessions a file, read by inspect-ai's own reader
 FORMATS = ("impasse", *READERS, INSPECT)
-JSONL_FORMATS = ("claude-code", "codex", "codex-exec", "gemini-cli", "qwen-code", "opencode-json")
+JSONL_FORMATS = ("claude-code", "codex", "codex-exec", "gemini-cli", "gemini-stream", "qwen-code", "opencode-json",
+                 "pi")
 JSON_SUFFIXES = (".json", ".traj")
 FOREIGN_SUFFIXES = (*JSON_SUFFIXES, ".jsonl", ".log", EVAL_SUFFIX)
 SNIFF_BYTES = 1 << 20
@@ -91,13 +94,6 @@ def detect_json(data) -> str:
                         "a chat export, an opencode export or a Gemini CLI chat)")
 
 
-def is_gemini_stream(record: dict) -> bool:
-    """The first line of Gemini CLI's `-o stream-json` stdout (`init`, then `message`, `tool_use`,
-    `tool_result`, `result` events): not read, since it keeps no exit code and no turns; and not a
-    Codex rollout, though its `message` lines are named like Codex's items."""
-    return record.get("type") == "init" and "session_id" in record and "model" in record
-
-
 def detect_jsonl(records: list[dict]) -> str:
     # the Gemini CLI, Qwen Code and opencode lines first: a Qwen Code record is a `user`/`assistant`
     # line with a `message` too (of Gemini-style `parts`), and opencode prints `reasoning` events
@@ -107,17 +103,20 @@ def detect_jsonl(records: list[dict]) -> str:
         return "qwen-code"
     if any(is_opencode_event(r) for r in records):
         return "opencode-json"
+    # before Claude Code's and Codex's: pi wraps the API's messages as `message` entries, and Gemini's
+    # stream names its text events `message` as Codex names its items
+    if any(is_pi_entry(r) for r in records):
+        return "pi"
+    if any(is_stream_event(r) for r in records):
+        return "gemini-stream"
     if any(r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict) for r in records):
         return "claude-code"
-    if records and is_gemini_stream(records[0]):
-        raise ImportProblem("Gemini CLI's -o stream-json output, which keeps no exit code: read its session file "
-                            "(~/.gemini/tmp/<project>/chats/session-*.jsonl, gemini-cli) instead")
     if any(r.get("type") in CODEX_TYPES for r in records):
         return "codex"
     if any(r.get("type") in CODEX_EXEC_EVENTS and r.get("type") != "error" for r in records):
         return "codex-exec"
-    raise ImportProblem("unknown JSON Lines format (not a Claude Code, Gemini CLI or Qwen Code session, a Codex "
-                        "rollout, codex exec --json or opencode run --format json)")
+    raise ImportProblem("unknown JSON Lines format (not a Claude Code, Gemini CLI, Qwen Code or pi session, a Codex "
+                        "rollout, codex exec --json, Gemini CLI's stream-json or opencode run --format json)")
 
 
 def detect(data) -> str:
@@ -152,8 +151,6 @@ def is_foreign_file(path: Path) -> bool:
             record = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if isinstance(record, dict) and is_gemini_stream(record):
-            return False
         if isinstance(record, dict) and says_jsonl_format(record):
             return True
     return False
@@ -180,6 +177,8 @@ def read_document(path: Path, fmt: str) -> tuple[str, object, list[str]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
+        if (after := after_status_lines(text)) is not None:
+            return "json", after[0], [f"{path}: {after[1]} line(s) before the JSON document left out"]
         if path.suffix in JSON_SUFFIXES or fmt in READERS:
             raise ImportProblem(f"{path}:{err.lineno}: invalid JSON ({err.msg})") from None
         first = text.lstrip()[:1]
@@ -189,14 +188,6 @@ def read_document(path: Path, fmt: str) -> tuple[str, object, list[str]]:
     if not data or not isinstance(data, list | dict):
         raise ImportProblem(f"{path}: not a trajectory (the document is {json.dumps(data)[:40]})")
     return "json", data, []
-
-
-def one_object(text: str) -> dict | None:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def load_sessions(path: Path, fmt: str = "auto") -> list[NTrajectory]:

@@ -162,9 +162,16 @@ def bare(line: str) -> str:
     return BUILD_STEP.sub("", line.strip(), count=1)
 
 
+# A compiler's diagnostic, where it says error: tsc's and MSBuild's `file(line,col): error TS2307: …` (tsc's
+# pretty `file:line:col - error TS2307: …`), gcc's, clang's and go's `file:line:col: fatal error: …`. A
+# build piped into head exits 0.
+COMPILER_ERROR = re.compile(r"^[\w./\\:-]+(?:\(\d+,\d+\)|:\d+:\d+)(?::| -) (?:fatal )?error(?: [A-Z]+\d+)?: ")
+
+
 def is_listing(line: str) -> bool:
     text = bare(line)
-    return bool(LISTING.match(text)) and not CRASH_LOCATION.match(text) and not SHELL_REPORT.match(text)
+    return bool(LISTING.match(text)) and not CRASH_LOCATION.match(text) and not SHELL_REPORT.match(text) \
+        and not COMPILER_ERROR.match(text)
 
 
 def is_failure_line(line: str) -> bool:
@@ -172,7 +179,7 @@ def is_failure_line(line: str) -> bool:
     if WARNING.match(text):
         return bool(UNREACHABLE.search(text))
     return bool(EXCEPTION_LINE.match(text) or CRASH_LOCATION.match(text) or TOOL_ERROR.match(text)
-                or UNREACHABLE.search(text))
+                or COMPILER_ERROR.match(text) or UNREACHABLE.search(text))
 
 
 def line_counts(line: str, exit_code: int | None) -> bool:

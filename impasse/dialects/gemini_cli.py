@@ -53,3 +53,11 @@ def unwrap(text: str) -> str:
 def status_of(value: str | None) -> int | None:
     """An `Exit Code:` line's value as a number; None for `(none)`, nothing, or anything else."""
     return int(value) if value is not None and STATUS.fullmatch(value) else None
+
+
+# Headless `--output-format stream-json` keeps, of a tool's result, only what the CLI displays: for the
+# shell tool its output, or where there was none, one of these lines (the status no other place keeps)
+DISPLAYED_STATUS = re.compile(r"\ACommand exited with code: (-?\d+)\s*\Z")
+DISPLAYED_FAILURE = re.compile(r"\ACommand (?:terminated by signal: \S+|failed: .+)\s*\Z", re.S)
+DISPLAYED_CANCEL = "Command cancelled by user."
+

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from impasse.analysis.driver import annotate_paths, discover
+from impasse.analysis.driver import DOUBLE, annotate_paths, discover
 from impasse.analysis.importers import ImportProblem, detect, is_foreign_file, load_foreign
 from impasse.analysis.normal_form import ASK, COMMAND
 from impasse.cli.main import app
@@ -94,9 +94,10 @@ def lines_of(*records: dict) -> list[dict]:
     return [json.loads(json.dumps(r)) for r in records]
 
 
-# Real lines of the same agents' other outputs (the probe's stdout samples), which are not these formats.
+# Real lines of the same agents' other outputs (the probe's stdout samples).
 GEMINI_STREAM_JSON = lines_of(
-    {"type": "init", "timestamp": "2026-12-01T23:27:54.543Z", "session_id": "6a7ecb88", "model": "gemini-2.5-pro"},
+    {"type": "init", "timestamp": "2026-12-01T23:27:54.543Z", "session_id": "6a7ecb88-38d7-43c8-988d-41e37fe8d42c",
+     "model": "gemini-2.5-pro"},
     {"type": "message", "timestamp": "2026-12-01T23:27:54.551Z", "role": "user", "content": "Create probe.txt"},
     {"type": "tool_use", "timestamp": "2026-12-01T23:27:54.686Z", "tool_name": "run_shell_command",
      "tool_id": "run_shell_command_0", "parameters": {"command": LS}},
@@ -108,12 +109,23 @@ QWEN_STREAM_JSON = lines_of(
         {"type": "tool_use", "id": "call_a5ea5e59", "name": "run_shell_command", "input": {"command": LS}}]}})
 
 
-def test_other_outputs_of_these_agents_are_not_taken_for_their_sessions(tmp_path):
-    with pytest.raises(ImportProblem, match="Gemini CLI's -o stream-json output.*read its session file"):
-        detect(("jsonl", GEMINI_STREAM_JSON))  # Gemini's stdout: neither its session nor a Codex rollout
-    stdout = tmp_path / "gemini-stdout.jsonl"
-    stdout.write_text("".join(json.dumps(r) + "\n" for r in GEMINI_STREAM_JSON))
-    assert not is_foreign_file(stdout)  # a folder walk passes it over
+def test_gemini_stdout_is_read_alone_and_passed_over_beside_its_own_session_file(tmp_path):
+    """Gemini's stream-json stdout is a log of its own (never a Codex rollout, though its `message`
+    lines are named like Codex's items); beside the session file of the same run, it says less of
+    the same session, and the session file is the one annotated."""
+    assert detect(("jsonl", GEMINI_STREAM_JSON)) == "gemini-stream"
+    alone, both = tmp_path / "alone", tmp_path / "both"
+    alone.mkdir()
+    both.mkdir()
+    for folder in (alone, both):
+        (folder / "gemini-stdout.jsonl").write_text("".join(json.dumps(r) + "\n" for r in GEMINI_STREAM_JSON))
+    (both / "session.jsonl").write_text((TRANSCRIPTS / "gemini-cli-session-ok.jsonl").read_text())
+    session = GEMINI_STREAM_JSON[0]["session_id"]
+    read = annotate_paths([alone], card="auto")
+    assert [(a.source, a.row.run_id) for a in read.annotations] == [("gemini-stream", session)]
+    kept = annotate_paths([both], card="auto")
+    assert [(a.source, a.row.run_id) for a in kept.annotations] == [("gemini-cli", session)]
+    assert len(kept.incidents) == 1 and kept.discovery.examples[DOUBLE] == [str(both / "gemini-stdout.jsonl")]
     assert detect(("jsonl", QWEN_STREAM_JSON)) == "claude-code"  # Qwen's stream-json is Claude Code's stdout shape
 
 

@@ -292,3 +292,13 @@ def test_a_wording_relayed_by_a_build_tool_is_still_an_onset_of_its_card(card_id
 @pytest.mark.parametrize("card_id", sorted(POSITIVE))
 def test_blocker_looking_text_relayed_by_a_build_tool_is_still_no_onset(card_id, output, exit_code):
     assert onset(card_id, framed(output), exit_code=exit_code, injected=None) is None
+
+
+@pytest.mark.parametrize("line", [
+    "src/rules.ts(1,24): error TS2307: Cannot find module 'micromatch' or its corresponding type declarations.",
+    "web/app.ts:3:21 - error TS2307: Cannot find module 'uuid' or its corresponding type declarations."])
+def test_a_compilers_error_is_an_onset_though_the_build_was_piped_into_head(line):
+    """`pnpm run typecheck 2>&1 | head -30` exits 0: the compiler's own `error TS2307` says it failed."""
+    assert onset("removed_dependency", line, exit_code=0, injected=None) is not None
+    warned = line.replace("error TS2307", "warning TS2307")
+    assert onset("removed_dependency", warned, exit_code=0, injected=None) is None

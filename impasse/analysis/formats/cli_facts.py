@@ -1,8 +1,9 @@
-"""The SessionLog (analysis/session_log.py) of a Gemini CLI session, a Qwen Code session and `opencode
-run --format json` output: when each step began, its tokens in impasse's keys, where a human spoke
-next, the log's last timestamp and the error it ended on. Each walks the records by its reader's own
-step rule (gemini_cli.py, qwen_code.py, opencode.py), so the facts line up with the steps; when the
-count differs, session_facts drops the per-step facts rather than misplace them."""
+"""The SessionLog (analysis/session_log.py) of a Gemini CLI session or its stream-json output, a Qwen
+Code session, a pi session and `opencode run --format json` output: when each step began, its tokens
+in impasse's keys, where a human spoke next, the log's last timestamp and the error it ended on. Each
+walks the records by its reader's own step rule (gemini_cli.py, gemini_stream.py, qwen_code.py, pi.py,
+opencode.py), so the facts line up with the steps; when the count differs, session_facts drops the
+per-step facts rather than misplace them."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import re
 
 from impasse.analysis.formats.common import text_of
 from impasse.analysis.formats.gemini_cli import replay
+from impasse.analysis.formats.gemini_stream import is_model_event
 from impasse.analysis.formats.opencode import opencode_records, stepped_events
 from impasse.analysis.formats.qwen_code import is_qwen_record
 from impasse.analysis.formats.session_facts import failure_stop, first_line, stamp, summed
-from impasse.analysis.session_log import SessionLog, StepFacts
+from impasse.analysis.session_log import INTERRUPTED, SessionLog, StepFacts
 from impasse.dialects.failures import Failure, failure_of
 
 
@@ -134,7 +136,77 @@ def opencode_log(data) -> SessionLog:
     return log
 
 
-CLI_LOGS = {"gemini-cli": gemini_log, "qwen-code": qwen_log, "opencode-json": opencode_log}
+def stream_log(records: list[dict]) -> SessionLog:
+    """Gemini CLI's stream-json: a step at the model's first event after anything else; the human's
+    prompt after it; the whole run's tokens from `result`, and the error it ended on (`result` with
+    `status: error`, or an `error` event after the model's last word)."""
+    log, in_reply = SessionLog(), False
+    for record in records:
+        kind = record.get("type")
+        if is_model_event(record):
+            if not in_reply:
+                log.steps.append(StepFacts(at=stamp(record.get("timestamp"))))
+                log.stop, log.stop_line, in_reply = "", "", True
+            continue
+        in_reply = in_reply and kind not in ("tool_result", "message")
+        if kind == "message" and record.get("role") == "user" and log.steps:
+            log.steps[-1].human_after = True
+        elif kind in ("result", "error") and (error := stream_error(record)):
+            log.stop, log.stop_line = failure_stop(error), first_line(error)
+        if kind == "result" and isinstance(record.get("stats"), dict):
+            log.total_tokens = count(record["stats"].get("total_tokens")) or None
+    log.ended_at = next((stamp(r["timestamp"]) for r in reversed(records) if stamp(r.get("timestamp"))), None)
+    return log
+
+
+def stream_error(record: dict) -> str:
+    if record.get("type") == "error":
+        return str(record.get("message") or "") if record.get("severity") == "error" else ""
+    error = record.get("error") if isinstance(record.get("error"), dict) else {}
+    return str(error.get("message") or "error") if record.get("status") == "error" else ""
+
+
+def pi_usage(usage) -> dict | None:
+    """pi's `usage` (its own keys over every provider: `input` without the cache reads and writes)."""
+    if not isinstance(usage, dict):
+        return None
+    read, written = count(usage.get("cacheRead")), count(usage.get("cacheWrite"))
+    return {"prompt_tokens": count(usage.get("input")) + read + written,
+            "completion_tokens": count(usage.get("output")), "cached_tokens": read, "cache_write_tokens": written}
+
+
+def pi_log(records: list[dict]) -> SessionLog:
+    """pi's steps as pi.pi_steps opens them; each step's tokens and cost summed over its replies; the
+    human's prompt after it; a last reply that stopped on an error or was aborted, as how it stopped."""
+    log, usages, in_reply = SessionLog(), [], False
+    for record in records:
+        message = record.get("message") if record.get("type") == "message" else None
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") == "assistant":
+            if not in_reply:
+                log.steps.append(StepFacts(at=stamp(message.get("timestamp") or record.get("timestamp"))))
+                usages, in_reply = [], True
+            if (usage := pi_usage(message.get("usage"))) is not None:
+                usages.append(usage)
+                log.steps[-1].usage = summed(usages)
+                cost = (message["usage"].get("cost") or {}) if isinstance(message["usage"].get("cost"), dict) else {}
+                spent = cost.get("total")
+                if isinstance(spent, int | float) and spent > 0:
+                    log.steps[-1].usd = (log.steps[-1].usd or 0.0) + float(spent)
+            reason, error = message.get("stopReason"), str(message.get("errorMessage") or "")
+            log.stop, log.stop_line = ((failure_stop(error), first_line(error)) if reason == "error"
+                                       else (INTERRUPTED, "stopReason: aborted") if reason == "aborted" else ("", ""))
+            continue
+        in_reply = False
+        if message.get("role") == "user" and log.steps:
+            log.steps[-1].human_after = True
+    log.ended_at = next((stamp(r["timestamp"]) for r in reversed(records) if stamp(r.get("timestamp"))), None)
+    return log
+
+
+CLI_LOGS = {"gemini-cli": gemini_log, "qwen-code": qwen_log, "opencode-json": opencode_log, "gemini-stream": stream_log,
+            "pi": pi_log}
 
 
 def cli_log(fmt: str, records: list[dict], steps: int) -> SessionLog:

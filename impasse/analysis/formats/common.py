@@ -70,13 +70,29 @@ def read_jsonl(text: str, path: Path) -> tuple[list[dict], list[str]]:
             if n == lines[-1][0] and len(lines) > 1:
                 problems.append(f"{path}:{n}: torn last line left out ({err.msg})")
                 continue
-            raise ImportProblem(f"{path}:{n}: invalid JSON line ({err.msg})") from None
+            if (record := with_stray_backslashes(line)) is None:
+                raise ImportProblem(f"{path}:{n}: invalid JSON line ({err.msg})") from None
+            problems.append(f"{path}:{n}: a backslash JSON does not allow before a character, read as itself")
         if not isinstance(record, dict):
             raise ImportProblem(f"{path}:{n}: not a JSON object (a {type(record).__name__})")
         records.append(record)
     if not records:
         raise ImportProblem(f"{path}: not a trajectory (no JSON lines)")
     return records, problems
+
+
+# a pair stays a pair; a lone one before any character but JSON's escapes (and `\u` without four hex digits)
+STRAY_BACKSLASH = re.compile(r'\\\\|\\(?![\\"/bfnrt]|u[0-9a-fA-F]{4})')
+
+
+def with_stray_backslashes(line: str):
+    """A line whose only fault is a backslash before a character JSON does not escape (a session edited
+    by hand, or by a tool that wrote `\\_` or a Windows path raw), read with that backslash as itself;
+    None for any other fault."""
+    try:
+        return json.loads(STRAY_BACKSLASH.sub(lambda m: m.group(0) if m.group(0) == "\\\\" else "\\\\", line))
+    except json.JSONDecodeError:
+        return None
 
 
 def strip_console(text: str) -> str:
@@ -181,3 +197,26 @@ def json_arguments(raw) -> dict:
     except json.JSONDecodeError:
         parsed = None
     return parsed if isinstance(parsed, dict) else {"raw": raw}
+
+
+STATUS_LINES = 3  # at most this many lines of a CLI's own before the document it printed
+
+
+def after_status_lines(text: str) -> tuple[dict, int] | None:
+    """A JSON object a CLI printed after lines of its own, kept with them when its stdout went to the
+    file (`opencode export > session.json` keeps "Exporting session: …"): the object and how many
+    lines came before it; None when the text is no such thing."""
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines[:STATUS_LINES + 1]) if line.startswith("{")), None)
+    if not start:
+        return None
+    whole = one_object("\n".join(lines[start:]))
+    return (whole, start) if whole is not None else None
+
+
+def one_object(text: str) -> dict | None:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) else None

@@ -1,0 +1,106 @@
+"""pi's session files (badlogic/pi-mono's coding agent, and harnesses built on it): one entry a line,
+a `session {version, id, cwd}` header, then `message` entries whose `message` is the model API's own
+(`user`, `assistant` with `text` and `toolCall` parts, `toolResult {toolCallId, toolName, content,
+isError}`), among the harness's own (`model_change`, `custom`, `custom_message`, …). As for Claude
+Code (LABELING.md §5), a step is a maximal run of `assistant` messages, its calls the actions; the
+`toolResult` messages after it, up to the next assistant message, its observations, one a call. A
+`user` message (the human) ends the run and is no observation; the harness's own entries are neither."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from impasse.analysis.formats.common import (
+    FAILED_STATUS_UNKNOWN,
+    ImportProblem,
+    command_of,
+    edit_action,
+    other_action,
+    text_of,
+    verdict_action,
+    verdict_of,
+)
+from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
+from impasse.dialects.pi import ABORTED, STATUS_LINE, TIMED_OUT
+from impasse.vocabulary import Tool
+
+ROLES = ("user", "assistant", "toolResult")
+
+
+def is_pi_entry(record: dict) -> bool:
+    """A line only a pi session has: its header, or a `message` entry around an API message."""
+    if record.get("type") == "session":
+        return "cwd" in record and "version" in record
+    message = record.get("message")
+    return record.get("type") == "message" and isinstance(message, dict) and message.get("role") in ROLES
+
+
+def pi_action(name: str, args) -> Action:
+    args = args if isinstance(args, dict) else {"raw": args}
+    if verdict := verdict_action(name, args):
+        return verdict
+    if name == "bash":
+        return Action(Tool.BASH, command=command_of(args))
+    if name in ("edit", "write"):
+        return edit_action(args.get("path") or args.get("file_path"),
+                           args.get("newText") or args.get("new_string") or args.get("content"))
+    return other_action(name, args)
+
+
+def result_obs(message: dict, action: Action | None) -> Obs:
+    """A toolResult: its text; a failed call failed with no number, but a bash command's own status
+    line gives the number, and a command timed out or aborted ended with none; a bash command that did
+    not fail exited 0 (pi fails every other)."""
+    text, failed = text_of(message.get("content")), bool(message.get("isError"))
+    kind = action.kind if action else OTHER
+    if kind != COMMAND or action is None or action.tool != Tool.BASH:
+        return Obs(text, FAILED_STATUS_UNKNOWN if failed else None, kind=kind)
+    if not failed:
+        return Obs(text, 0, kind=kind)
+    if found := STATUS_LINE.search(text):
+        return Obs(text, int(found.group(1)), kind=kind)
+    if TIMED_OUT.search(text) or ABORTED.search(text):
+        return Obs(text, None, kind=kind, timed_out=TIMED_OUT.search(text) is not None)
+    return Obs(text, FAILED_STATUS_UNKNOWN, kind=kind)
+
+
+def pi_steps(records: list[dict]) -> list[NStep]:
+    steps: list[NStep] = []
+    calls: dict[str, Action] = {}
+    in_reply = False
+    for record in records:
+        if record.get("type") != "message" or not isinstance(record.get("message"), dict):
+            continue
+        message = record["message"]
+        role = message.get("role")
+        if role == "assistant":
+            if not in_reply:
+                steps.append(NStep(len(steps) + 1, ""))
+                in_reply = True
+            step, content = steps[-1], message.get("content")
+            parts = content if isinstance(content, list) else [{"type": "text", "text": text_of(content)}]
+            for part in (p for p in parts if isinstance(p, dict)):
+                if part.get("type") == "text" and part.get("text"):
+                    step.text = f"{step.text}\n{part['text']}" if step.text else str(part["text"])
+                elif part.get("type") == "toolCall":
+                    action = pi_action(str(part.get("name", "")), part.get("arguments"))
+                    step.actions.append(action)
+                    calls[str(part.get("id"))] = action
+        elif role == "toolResult":
+            in_reply = False
+            if steps:
+                steps[-1].observations.append(result_obs(message, calls.get(str(message.get("toolCallId")))))
+        elif role == "user":
+            in_reply = False
+    return steps
+
+
+def from_pi(records: list[dict], path: Path) -> NTrajectory:
+    if not any(is_pi_entry(r) for r in records):
+        raise ImportProblem(f"{path}: not a pi session (no `session` header and no `message` entry)")
+    header = next((r for r in records if r.get("type") == "session"), {})
+    model = next((str(r["message"]["model"]) for r in records if is_pi_entry(r) and r.get("type") == "message"
+                  and r["message"].get("role") == "assistant" and r["message"].get("model")), "unknown")
+    steps = pi_steps(records)
+    return NTrajectory(run_id=str(header.get("id") or path.stem), source="pi", path=str(path), model=model,
+                       condition=None, task=path.stem, steps=steps, ending=verdict_of(steps))

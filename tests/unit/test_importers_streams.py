@@ -1,0 +1,181 @@
+"""Logs kept in the shape their agent printed or saved them, read into steps: Gemini CLI's headless
+stream-json output, pi's session files, a JSON Lines line with a stray backslash, a JSON document after
+a CLI's own status line. Each with the status it records, where a human spoke, how it stopped."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from impasse.analysis.importers import ImportProblem, detect, load_foreign
+from impasse.analysis.normal_form import COMMAND, WRITE
+from impasse.analysis.session_log import API_ERROR, INTERRUPTED
+from impasse.dialects.claude_code import FAILED_STATUS_UNKNOWN
+from impasse.vocabulary import Tool
+
+
+def write_lines(path, records) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def stream(*events) -> list[dict]:
+    head = [{"type": "init", "timestamp": "2026-01-30T06:16:21.938Z", "session_id": "0550b100",
+             "model": "gemini-3-pro"},
+            {"type": "message", "timestamp": "2026-01-30T06:16:21.940Z", "role": "user", "content": "Fix the build"}]
+    return head + list(events)
+
+
+def use(n: int, tool: str, **parameters) -> dict:
+    return {"type": "tool_use", "timestamp": f"2026-01-30T06:16:{30 + n}.000Z", "tool_name": tool,
+            "tool_id": f"{tool}-{n}", "parameters": parameters}
+
+
+def result(n: int, name: str, output: str | None, status: str = "success", error: str | None = None) -> dict:
+    record = {"type": "tool_result", "timestamp": f"2026-01-30T06:16:{30 + n}.500Z", "tool_id": f"{name}-{n}",
+              "status": status, "output": output}
+    if error:
+        record["error"] = {"type": "invalid_tool_params", "message": error}
+    return record
+
+
+def said(text: str, n: int = 0) -> dict:
+    return {"type": "message", "timestamp": f"2026-01-30T06:17:{n:02d}.000Z", "role": "assistant", "content": text,
+            "delta": True}
+
+
+def test_a_gemini_stream_is_its_steps_with_the_status_it_displays(tmp_path):
+    path = tmp_path / "run.jsonl"
+    write_lines(path, stream(
+        said("Let me "), said("build it."), use(1, "run_shell_command", command="npm run build"),
+        result(1, "run_shell_command", "sh: 1: tsc: not found"),
+        use(2, "run_shell_command", command="tsc -v"), result(2, "run_shell_command", "Command exited with code: 127"),
+        use(3, "activate_skill", name="build"), result(3, "activate_skill", None, "error", "Skill \"build\" not found"),
+        use(4, "write_file", file_path="src/a.ts", content="export {}"), result(4, "write_file", None),
+        said("tsc is not installed here; could you install typescript?", 1),
+        {"type": "result", "timestamp": "2026-01-30T06:18:00.000Z", "status": "success",
+         "stats": {"total_tokens": 5120, "input_tokens": 5000, "output_tokens": 120}}))
+    t = load_foreign(path)
+    assert (t.source, t.run_id, t.model, t.length) == ("gemini-stream", "0550b100", "gemini-3-pro", 5)
+    first, second, third, fourth, last = t.steps
+    assert first.text == "Let me build it." and [a.command for a in first.actions] == ["npm run build"]
+    assert [(o.output, o.exit_code) for o in first.observations] == [("sh: 1: tsc: not found", None)]
+    assert [o.exit_code for o in second.observations] == [127]
+    assert [(o.output, o.exit_code) for o in third.observations] == \
+        [("Skill \"build\" not found", FAILED_STATUS_UNKNOWN)]
+    assert [(a.tool, a.path, a.kind) for a in fourth.actions] == [(Tool.EDIT_FILE, "src/a.ts", WRITE)]
+    assert (last.text, last.actions) == ("tsc is not installed here; could you install typescript?", [])
+    assert t.log is not None and len(t.log.steps) == 5 and t.log.total_tokens == 5120 and not t.log.stop
+
+
+def test_a_gemini_stream_that_ended_on_an_error_says_so_and_a_human_turn_ends_a_step(tmp_path):
+    path = tmp_path / "run.jsonl"
+    write_lines(path, stream(
+        use(1, "run_shell_command", command="ls"), result(1, "run_shell_command", "a.txt"),
+        said("Done listing."), {"type": "message", "role": "user", "content": "now build"},
+        said("Building."), {"type": "result", "status": "error",
+                            "error": {"type": "FatalError", "message": "[API Error: 429 quota exceeded]"}}))
+    t = load_foreign(path)
+    assert [s.text for s in t.steps] == ["", "Done listing.", "Building."]
+    assert [f.human_after for f in t.log.steps] == [False, True, False]
+    assert t.log.stop and "429" in t.log.stop_line
+
+
+def pi_session(*messages) -> list[dict]:
+    records = [{"type": "session", "version": 3, "id": "019dcd91", "timestamp": "2026-04-27T08:10:29.847Z",
+                "cwd": "/Users/u/app"},
+               {"type": "model_change", "id": "9f59d35c", "parentId": None, "provider": "p", "modelId": "kimi-k2.5"}]
+    for n, message in enumerate(messages):
+        records.append({"type": "message", "id": f"m{n}", "parentId": None,
+                        "timestamp": f"2026-04-27T08:11:{n:02d}.000Z", "message": message})
+    return records
+
+
+def assistant(*parts, stop: str = "toolUse", error: str | None = None) -> dict:
+    message = {"role": "assistant", "content": list(parts), "model": "kimi-k2.5", "stopReason": stop,
+               "usage": {"input": 1000, "output": 50, "cacheRead": 200, "cacheWrite": 0, "totalTokens": 1250,
+                         "cost": {"total": 0.002}}}
+    if error:
+        message["errorMessage"] = error
+    return message
+
+
+def call(n: int, name: str, **arguments) -> dict:
+    return {"type": "toolCall", "id": f"functions.{name}:{n}", "name": name, "arguments": arguments}
+
+
+def tool_result(n: int, name: str, text: str, error: bool = False) -> dict:
+    return {"role": "toolResult", "toolCallId": f"functions.{name}:{n}", "toolName": name,
+            "content": [{"type": "text", "text": text}], "isError": error}
+
+
+def test_a_pi_session_is_its_steps_with_each_commands_status(tmp_path):
+    path = tmp_path / "session.jsonl"
+    write_lines(path, pi_session(
+        {"role": "user", "content": [{"type": "text", "text": "why does the build fail?"}]},
+        assistant({"type": "text", "text": "Checking."}, call(1, "bash", command="pnpm run typecheck"),
+                  call(2, "read", path="/Users/u/app/package.json")),
+        tool_result(1, "bash", "error TS2307: Cannot find module 'uuid'\n\nCommand exited with code 2", error=True),
+        tool_result(2, "read", "ENOENT: no such file or directory", error=True),
+        assistant(call(3, "bash", command="ls"), call(4, "bash", command="sleep 999")),
+        tool_result(3, "bash", "src\npackage.json"),
+        tool_result(4, "bash", "Command timed out after 180 seconds", error=True),
+        assistant(call(5, "edit", path="src/a.ts", oldText="a", newText="b")),
+        tool_result(5, "edit", "Successfully replaced text in src/a.ts."),
+        assistant({"type": "text", "text": "uuid is not installed: please run pnpm install."}, stop="stop"),
+        {"role": "user", "content": [{"type": "text", "text": "thanks"}]}))
+    t = load_foreign(path)
+    assert (t.source, t.run_id, t.model, t.length) == ("pi", "019dcd91", "kimi-k2.5", 4)
+    first, second, third, last = t.steps
+    assert [(a.tool, a.kind) for a in first.actions][0] == (Tool.BASH, COMMAND)
+    assert [o.exit_code for o in first.observations] == [2, FAILED_STATUS_UNKNOWN]
+    assert [(o.exit_code, o.timed_out) for o in second.observations] == [(0, False), (None, True)]
+    assert [(a.tool, a.path, a.content) for a in third.actions] == [(Tool.EDIT_FILE, "src/a.ts", "b")]
+    assert last.text == "uuid is not installed: please run pnpm install."
+    assert [f.human_after for f in t.log.steps] == [False, False, False, True]
+    assert t.log.steps[0].usage["prompt_tokens"] == 1200 and t.log.steps[0].usd == pytest.approx(0.002)
+
+
+@pytest.mark.parametrize("stop,error,kind", [("error", "429 Too Many Requests: rate limit", API_ERROR),
+                                             ("aborted", None, INTERRUPTED)])
+def test_a_pi_session_whose_last_reply_failed_or_was_aborted_says_how_it_stopped(tmp_path, stop, error, kind):
+    path = tmp_path / "session.jsonl"
+    write_lines(path, pi_session(assistant(call(1, "bash", command="ls")), tool_result(1, "bash", "a"),
+                                 assistant(stop=stop, error=error)))
+    assert load_foreign(path).log.stop == kind
+
+
+def test_pi_and_gemini_streams_are_not_taken_for_each_other_or_for_claude_code_and_codex():
+    assert detect(("jsonl", pi_session(assistant(call(1, "bash", command="ls"))))) == "pi"
+    assert detect(("jsonl", stream(use(1, "run_shell_command", command="ls")))) == "gemini-stream"
+    claude = {"type": "assistant", "message": {"role": "assistant", "content": []}, "sessionId": "s"}
+    assert detect(("jsonl", [claude])) == "claude-code"
+
+
+def test_a_line_with_a_stray_backslash_is_read_with_it_as_itself_and_a_warning(tmp_path):
+    records = pi_session(assistant(call(1, "bash", command="dir")), tool_result(1, "bash", "C:PLACEHOLDER"),
+                         assistant({"type": "text", "text": "listed"}, stop="stop"))
+    lines = [json.dumps(r) for r in records]
+    lines[3] = lines[3].replace("C:PLACEHOLDER", "C:\\Users\\x")  # written raw: `\U` and `\x` are no JSON escapes
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    t = load_foreign(path)
+    assert t.steps[0].observations[0].output == "C:\\Users\\x" and t.length == 2
+    assert len(t.problems) == 1 and "session.jsonl:4: a backslash" in t.problems[0]
+    lines[3] = lines[3][:-20] + lines[3][-10:]  # the same line torn as well: no longer a stray backslash alone
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ImportProblem, match="session.jsonl:4: invalid JSON line"):
+        load_foreign(path)
+
+
+def test_a_json_document_after_a_clis_own_status_line_is_read_with_a_warning(tmp_path):
+    export = {"info": {"id": "ses_1"}, "messages": [
+        {"info": {"role": "user", "id": "m1"}, "parts": [{"type": "text", "text": "hi"}]},
+        {"info": {"role": "assistant", "id": "m2"}, "parts": [{"type": "text", "text": "hello"}]}]}
+    path = tmp_path / "session.json"
+    path.write_text("Exporting session: ses_1\n" + json.dumps(export, indent=2))
+    t = load_foreign(path)
+    assert t.length == 1 and any("1 line(s) before the JSON document left out" in p for p in t.problems)
+    path.write_text("Exporting session: ses_1\nnot json at all\n")
+    with pytest.raises(ImportProblem, match="invalid JSON"):
+        load_foreign(path)
