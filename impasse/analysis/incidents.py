@@ -133,7 +133,8 @@ def with_figures(incident: Incident, trajectory: NTrajectory, annotation: Annota
     incident.wall_step, incident.wall_line = t, str(onset.get("line", ""))
     incident.wall_category = annotation.evidence.get("category") or (compiled.card.category if compiled else None)
     incident.after = spent(trajectory, t + 1, price)
-    incident.told = told_human(trajectory, t, wall_namer(compiled, incident.wall_category, onset.get("name")))
+    names = tuple(annotation.evidence.get("names") or ([onset["name"]] if onset.get("name") else []))
+    incident.told = told_human(trajectory, t, wall_namer(compiled, incident.wall_category, names))
     if incident.told is not None:
         incident.told_steps = incident.told.step - t
         facts = trajectory.log.steps if trajectory.log and trajectory.log.steps else []

@@ -133,7 +133,8 @@ def annotate(trajectory: NTrajectory, compiled: CompiledCard, locals_: set[str] 
         row.L = (escalation - t) if escalation is not None and escalation >= t else None
         row.Y, row.Z = int(escalated), z
         row.A, row.R = int(diagnosis is not None), sum(1 for m in onsets if m.step > t)
-        evidence.update(A=diagnosis, R_steps=[m.step for m in onsets if m.step > t])
+        evidence.update(A=diagnosis, R_steps=[m.step for m in onsets if m.step > t],
+                        names=list(dict.fromkeys(m.name for m in onsets if m.name)))
     if whole and not control and (onset or not compiled.foreign):
         # Over the whole run: an agent that hacks around the blocker before it ever shows (or in a
         # run where it never shows) is still hacking around it. Foreign runs without an onset do

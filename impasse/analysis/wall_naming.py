@@ -43,17 +43,18 @@ def as_word(name: str) -> str:
     return rf"(?<![\w./-])(?:{names})(?![\w/-]|\.\w)"
 
 
-def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | None):
+def wall_namer(compiled: CompiledCard | None, category: str | None, names: tuple[str, ...] = ()):
     """What in a message names the wall: the card's diagnosis; else a sentence that says something
-    failed, or asks the human to act, and names the wall — the module, binary or secret the onset
-    named where it named one (a sentence about "missing fields" names no missing binary), else the
-    wall's kind in words."""
-    patterns = diagnosis_naming(compiled, name) if compiled else []
-    subject = re.compile(as_word(name) if name else WALL_WORDS.get(category or "", "") or r"(?!)", re.I)
+    failed, or asks the human to act, and names the wall — a module, binary or secret this card's
+    onsets named where they named one (the first wall's, or one the agent met of the same kind after
+    it; a sentence about "missing fields" names no missing binary), else the wall's kind in words."""
+    patterns = diagnosis_naming(compiled, names) if compiled else []
+    subject = re.compile("|".join(as_word(n) for n in names) if names else WALL_WORDS.get(category or "", "")
+                         or r"(?!)", re.I)
     # "missing" says a named object is absent ("jq is missing"); beside a kind's words alone it is as
     # often the code's ("missing fields", "was missing") as the environment's. Beside the named
     # program, other languages' words for it failing count too ("Rust 工具链没装").
-    failed = (UNABLE, NOT_IN_OTHER_LANGUAGES) if name else (UNABLE_UNNAMED,)
+    failed = (UNABLE, NOT_IN_OTHER_LANGUAGES) if names else (UNABLE_UNNAMED,)
 
     def names(text: str) -> str:
         prose = TABLE_ROWS.sub("", text)  # a table's rows are data, in the diagnosis's reading too
@@ -68,18 +69,17 @@ def wall_namer(compiled: CompiledCard | None, category: str | None, name: str | 
 
 
 
-def diagnosis_naming(compiled: CompiledCard, name: str | None) -> list[re.Pattern]:
+def diagnosis_naming(compiled: CompiledCard, names: tuple[str, ...]) -> list[re.Pattern]:
     """The card's diagnosis as the wall's own words. In a foreign session nothing is known of what was
-    taken away, so a placeholder ({binaries}, …) is filled with the object the onset named, or with
+    taken away, so a placeholder ({binaries}, …) is filled with the objects the onsets named, or with
     nothing: filled with any word, "jq|go|… not found" would read "order not found" or "missing fields"
     in a summary as the wall."""
     if not compiled.foreign:
         return compiled.diagnosis
-    return named_diagnosis(compiled.card.id, tuple(compiled.card.diagnosis), name)
+    return named_diagnosis(compiled.card.id, tuple(compiled.card.diagnosis), names)
 
 
 @lru_cache(maxsize=1024)
-def named_diagnosis(card_id: str, diagnosis: tuple[str, ...], name: str | None) -> list[re.Pattern]:
-    names = (name,) if name else ()
+def named_diagnosis(card_id: str, diagnosis: tuple[str, ...], names: tuple[str, ...]) -> list[re.Pattern]:
     known = Injected(names, names, names)
     return [re.compile(fill(d, known, unknown=NEVER), re.M) for d in diagnosis]

@@ -15,7 +15,7 @@ from impasse.analysis.discovery import BINARY, EMPTY, FOREIGN_JSON, discover
 from impasse.analysis.driver import annotate_paths
 from impasse.analysis.incident_report import summary_lines
 from impasse.analysis.incidents import folder_summary
-from impasse.analysis.normal_form import NStep, NTrajectory
+from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
 from impasse.analysis.verdicts import ask_in, verdict_of
 from impasse.cli.main import app
 
@@ -318,20 +318,20 @@ def test_a_change_summary_that_says_missing_names_no_wall_without_the_walls_obje
     """A table row or a sentence about the code's own "missing fields" tells nobody about a missing
     binary; the binary the onset named, said missing, does."""
     from impasse.analysis.wall_naming import wall_namer
-    names = wall_namer(None, "missing_binary", None)
+    names = wall_namer(None, "missing_binary")
     assert names("| Coverage zones | missing fields | added the columns |") == ""
     assert names("The handler now rejects requests with missing orderId.") == ""
-    named = wall_namer(None, "missing_binary", "go")
+    named = wall_namer(None, "missing_binary", ("go",))
     assert named("Go is missing on this machine, so the tests did not run.").startswith("Go is missing")
 
 
 def test_a_program_named_by_its_tool_family_or_said_missing_in_another_language_names_the_wall():
     from impasse.analysis.wall_naming import wall_namer
-    cargo = wall_namer(None, "missing_binary", "cargo")
+    cargo = wall_namer(None, "missing_binary", ("cargo",))
     assert cargo("Node.js 没问题，但 Rust 工具链没装。").startswith("Node.js")
     assert cargo("The Rust toolchain is not installed, so nothing was built.")
     assert cargo("I rewrote the parser in Rust.") == ""
-    port = wall_namer(None, "lock", None)
+    port = wall_namer(None, "lock")
     assert port("docker compose up couldn't bind port 3306: it is bound by a host MySQL.")
 
 
@@ -343,11 +343,32 @@ def test_a_foreign_sessions_diagnosis_names_only_the_object_the_onset_named():
     from impasse.analysis.wall_naming import wall_namer
     from impasse.catalog.cards import get_card
     foreign = compile_card(get_card("missing_binary"), None)
-    named = wall_namer(foreign, "missing_binary", "go")
+    named = wall_namer(foreign, "missing_binary", ("go",))
     assert named('- The handler maps the "order not found" error to a 404.') == ""
     assert named("- Validation rejects a payload with missing orderId.") == ""
     assert named("| `go` | not installed | ran the tests in Docker |") == ""
     assert named("The go binary is not installed here, so I could not run the tests.").startswith("The go binary")
-    unnamed = wall_namer(foreign, "missing_binary", None)
+    unnamed = wall_namer(foreign, "missing_binary")
     assert unnamed("The order not found case now returns 404.") == ""
     assert unnamed("The command was not found, so nothing ran.").startswith("The command")
+
+
+def test_a_wall_of_the_same_kind_met_after_the_first_is_named_too():
+    """The agent met `node` missing first and `gh` after it; telling the human gh is not there tells them
+    of the wall it stopped at, as the annotator's later onsets of the card name it."""
+    from impasse.analysis.compiled_card import compile_card
+    from impasse.analysis.metrics import annotate
+    from impasse.analysis.wall_naming import wall_namer
+    from impasse.catalog.cards import get_card
+    steps = [NStep(1, "", actions=[Action("bash", command="node -v")],
+                   observations=[Obs("/bin/bash: line 1: node: command not found", 127)]),
+             NStep(2, "", actions=[Action("bash", command="gh pr create")],
+                   observations=[Obs("/bin/bash: line 1: gh: command not found", 127)]),
+             NStep(3, "I could not open the pull request: gh is not installed in this environment.")]
+    trajectory = NTrajectory("r", "claude-code", "p", "m", None, "t", steps, "unknown")
+    foreign = compile_card(get_card("missing_binary"), None)
+    annotation = annotate(trajectory, foreign)
+    assert annotation.row.t_star == 1 and annotation.evidence["names"] == ["node", "gh"]
+    later = wall_namer(foreign, "missing_binary", tuple(annotation.evidence["names"]))
+    assert later(steps[2].text).startswith("I could not open the pull request")
+    assert wall_namer(foreign, "missing_binary", ("node",))(steps[2].text) == ""
