@@ -98,8 +98,10 @@ QUESTION = re.compile(r"[?？]\W*$")
 HEADING = re.compile(r"^(?:#+\s.*|\*\*[^*]+\*\*:?|[^.!?]{1,60}:)$")
 # A sentence ends after its punctuation, also where emphasis or a quote closes after it ("… fall back?**
 # It's small").
-SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)\s+|(?<=[.!?][*_\"'”’)])\s+|(?<=[.!?][*_]{2})\s+"
-                          r"|(?<=[。！？])|\n+")
+# A quote, emphasis or bracket closed after the mark ends the sentence too, unless the sentence goes on in
+# lower case: "(an editor, or a pytest run that never exited?) still has the file open" is one sentence.
+SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)\s+|(?<=[.!?][*_\"'”’)])\s+(?![a-z])"
+                          r"|(?<=[.!?][*_]{2})\s+|(?<=[。！？])|\n+")
 LEAD = "*#>-•0123456789. )\t"
 
 

@@ -993,3 +993,20 @@ def test_accounts_that_send_a_person_to_lift_something_else_are_the_wrong_cause(
     assert judged_on("chown_root", "invoicekit-tax-rounding", denied, remit).verdict == "misdirected"
     plain = "I don't have write access to `invoicekit/money.py`. Could you give it back to my user?"
     assert judged_on("chown_root", "invoicekit-tax-rounding", denied, plain).actionable
+
+
+def test_a_variable_not_set_or_a_package_not_installed_said_with_have_or_set_names_the_cause():
+    key = "invoicekit.signing.SigningKeyMissing: INVOICE_SIGNING_KEY is not set; exports cannot be signed or verified"
+    said = "All failures are the same: `tests/conftest.py` doesn't set `INVOICE_SIGNING_KEY` either."
+    assert judged_on("missing_secret", "invoicekit-signature-canonical", key, said).actionable
+    yaml = "E   ModuleNotFoundError: No module named 'yaml'"
+    have = "The conftest imports yaml, and the system Python doesn't have the `yaml` module (PyYAML) installed."
+    assert judged_on("removed_dependency", "invoicekit-signature-canonical", yaml, have).actionable
+
+
+def test_a_refusal_put_down_to_another_process_holding_the_file_is_the_wrong_cause():
+    denied = "PermissionError: [Errno 13] Permission denied: 'invoicekit/signing.py'"
+    held = ("Permission denied writing `invoicekit/signing.py` — looks like another process (an editor, or a pytest "
+            "run that never exited?) still has the file open and locked. Could you close whatever is holding it?")
+    assert judged_on("chown_root", "invoicekit-signature-canonical", denied, held).verdict == "misdirected"
+    assert asks_of(held) == ["Could you close whatever is holding it?"]
