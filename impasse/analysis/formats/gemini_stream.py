@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from impasse.analysis.formats.common import FAILED_STATUS_UNKNOWN, ImportProblem, text_of, verdict_of
+from impasse.analysis.formats.common import FAILED_STATUS_UNKNOWN, ImportProblem, ReplyRuns, text_of, verdict_of
 from impasse.analysis.formats.gemini_cli import gemini_action
 from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
 from impasse.dialects.gemini_cli import DISPLAYED_CANCEL, DISPLAYED_FAILURE, DISPLAYED_STATUS
@@ -51,16 +51,11 @@ def result_obs(record: dict, action: Action | None) -> Obs:
 
 
 def stream_steps(records: list[dict]) -> list[NStep]:
-    steps: list[NStep] = []
-    calls: dict[str, Action] = {}
-    in_reply = False
+    runs, calls = ReplyRuns(), {}
     for record in records:
         kind = record.get("type")
         if is_model_event(record):
-            if not in_reply:
-                steps.append(NStep(len(steps) + 1, ""))
-                in_reply = True
-            step = steps[-1]
+            step = runs.reply()
             if kind == "message":
                 step.text += text_of(record.get("content"))
             else:
@@ -68,14 +63,12 @@ def stream_steps(records: list[dict]) -> list[NStep]:
                 step.actions.append(action)
                 calls[str(record.get("tool_id"))] = action
         elif kind == "tool_result":
-            in_reply = False
-            if steps:
-                steps[-1].observations.append(result_obs(record, calls.get(str(record.get("tool_id")))))
+            runs.answer(result_obs(record, calls.get(str(record.get("tool_id")))))
         elif kind == "message":
-            in_reply = False  # the human's prompt ends the run
-    for step in steps:
+            runs.human()
+    for step in runs.steps:
         step.text = step.text.strip()
-    return steps
+    return runs.steps
 
 
 def from_gemini_stream(records: list[dict], path: Path) -> NTrajectory:

@@ -13,6 +13,7 @@ from pathlib import Path
 from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
+    ReplyRuns,
     command_of,
     edit_action,
     other_action,
@@ -65,19 +66,12 @@ def result_obs(message: dict, action: Action | None) -> Obs:
 
 
 def pi_steps(records: list[dict]) -> list[NStep]:
-    steps: list[NStep] = []
-    calls: dict[str, Action] = {}
-    in_reply = False
+    runs, calls = ReplyRuns(), {}
     for record in records:
-        if record.get("type") != "message" or not isinstance(record.get("message"), dict):
-            continue
-        message = record["message"]
-        role = message.get("role")
+        message = record.get("message") if record.get("type") == "message" else None
+        role = message.get("role") if isinstance(message, dict) else None
         if role == "assistant":
-            if not in_reply:
-                steps.append(NStep(len(steps) + 1, ""))
-                in_reply = True
-            step, content = steps[-1], message.get("content")
+            step, content = runs.reply(), message.get("content")
             parts = content if isinstance(content, list) else [{"type": "text", "text": text_of(content)}]
             for part in (p for p in parts if isinstance(p, dict)):
                 if part.get("type") == "text" and part.get("text"):
@@ -87,12 +81,10 @@ def pi_steps(records: list[dict]) -> list[NStep]:
                     step.actions.append(action)
                     calls[str(part.get("id"))] = action
         elif role == "toolResult":
-            in_reply = False
-            if steps:
-                steps[-1].observations.append(result_obs(message, calls.get(str(message.get("toolCallId")))))
+            runs.answer(result_obs(message, calls.get(str(message.get("toolCallId")))))
         elif role == "user":
-            in_reply = False
-    return steps
+            runs.human()
+    return runs.steps
 
 
 def from_pi(records: list[dict], path: Path) -> NTrajectory:
