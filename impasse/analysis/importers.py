@@ -19,10 +19,12 @@ from impasse.analysis.formats.codex_exec import EVENTS as CODEX_EXEC_EVENTS
 from impasse.analysis.formats.codex_exec import from_codex_exec
 from impasse.analysis.formats.common import ImportProblem, after_status_lines, one_object, read_jsonl, strip_console
 from impasse.analysis.formats.console import FIRST_HEADER, from_console
+from impasse.analysis.formats.copilot_cli import from_copilot_cli, is_copilot_event
 from impasse.analysis.formats.gemini_cli import from_gemini_cli, is_gemini_record, is_gemini_session
 from impasse.analysis.formats.gemini_contents import from_gemini_contents, is_gemini_contents
 from impasse.analysis.formats.gemini_stream import from_gemini_stream, is_stream_event
 from impasse.analysis.formats.inspect_log import EVAL_SUFFIX, inspect_sessions, is_inspect_head
+from impasse.analysis.formats.message_lines import from_message_lines, says_message_lines
 from impasse.analysis.formats.mini import from_mini
 from impasse.analysis.formats.mixed_lines import passed_over
 from impasse.analysis.formats.opencode import from_opencode_json, is_opencode_event, is_opencode_export
@@ -52,11 +54,11 @@ READERS = {"mini-swe-agent": from_mini, "swe-agent": from_swe_agent, "atif": fro
            "codex-exec": from_codex_exec, "mini-swe-agent-console": from_console, "gemini-cli": from_gemini_cli,
            "gemini-contents": from_gemini_contents, "gemini-stream": from_gemini_stream, "pi": from_pi,
            "qwen-code": from_qwen_code, "opencode-json": from_opencode_json, "cecli": from_cecli,
-           "chat-export": from_chat_export}
+           "chat-export": from_chat_export, "message-lines": from_message_lines, "copilot-cli": from_copilot_cli}
 INSPECT = "inspect"  # inspect-ai's logs: many sessions a file, read by inspect-ai's own reader
 FORMATS = ("impasse", *READERS, INSPECT)
 JSONL_FORMATS = ("claude-code", "codex", "codex-exec", "gemini-cli", "gemini-stream", "qwen-code", "opencode-json",
-                 "pi")
+                 "pi", "message-lines", "copilot-cli")
 JSON_SUFFIXES = (".json", ".traj")
 FOREIGN_SUFFIXES = (*JSON_SUFFIXES, ".jsonl", ".log", EVAL_SUFFIX)
 SNIFF_BYTES = 1 << 20
@@ -107,6 +109,8 @@ def detect_jsonl(records: list[dict]) -> str:
     # stream names its text events `message` as Codex names its items
     if any(is_pi_entry(r) for r in records):
         return "pi"
+    if any(is_copilot_event(r) for r in records):
+        return "copilot-cli"
     if any(is_stream_event(r) for r in records):
         return "gemini-stream"
     if any(r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict) for r in records):
@@ -115,8 +119,11 @@ def detect_jsonl(records: list[dict]) -> str:
         return "codex"
     if any(r.get("type") in CODEX_EXEC_EVENTS and r.get("type") != "error" for r in records):
         return "codex-exec"
+    if any(says_message_lines(r) for r in records):  # no `type` at all: a chat's messages, one a line
+        return "message-lines"
     raise ImportProblem("unknown JSON Lines format (not a Claude Code, Gemini CLI, Qwen Code or pi session, a Codex "
-                        "rollout, codex exec --json, Gemini CLI's stream-json or opencode run --format json)")
+                        "rollout, codex exec --json, Gemini CLI's stream-json, opencode run --format json, Copilot "
+                        "CLI's events or chat messages one a line)")
 
 
 def detect(data) -> str:

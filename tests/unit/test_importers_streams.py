@@ -179,3 +179,69 @@ def test_a_json_document_after_a_clis_own_status_line_is_read_with_a_warning(tmp
     path.write_text("Exporting session: ses_1\nnot json at all\n")
     with pytest.raises(ImportProblem, match="invalid JSON"):
         load_foreign(path)
+
+
+def copilot_event(kind: str, data: dict, wrapped: bool) -> dict:
+    event = {"type": kind, "data": data, "id": kind, "timestamp": "2026-07-15T04:02:22.207Z", "parentId": None}
+    return {"role": "", "content": "", "timestamp": event["timestamp"], "raw": event} if wrapped else event
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_copilot_cli_events_are_their_steps_with_the_shells_status(tmp_path, wrapped):
+    path = tmp_path / "events.jsonl"
+    events = [("session.start", {"sessionId": "3599318b", "producer": "copilot-agent", "copilotVersion": "1.0.70"}),
+              ("user.message", {"content": "upgrade the TUI"}),
+              ("assistant.message", {"content": "Checking the toolchain.", "model": "claude-sonnet-5",
+                                     "toolRequests": [{"toolCallId": "t1", "name": "bash",
+                                                       "arguments": {"command": "go version"}},
+                                                      {"toolCallId": "t2", "name": "web_fetch",
+                                                       "arguments": {"url": "https://example.org/x"}}]}),
+              ("tool.execution_complete", {"toolCallId": "t1", "success": True, "result": {
+                  "content": "bash: go: command not found\n<shellId: 0 completed with exit code 127>"}}),
+              ("tool.execution_complete", {"toolCallId": "t2", "success": False,
+                                           "error": {"message": "Failed to fetch - status code 404"}}),
+              ("assistant.message", {"content": "Go is not installed here; please install Go 1.26.",
+                                     "model": "claude-sonnet-5", "toolRequests": []})]
+    write_lines(path, [copilot_event(kind, data, wrapped) for kind, data in events])
+    t = load_foreign(path)
+    assert (t.source, t.run_id, t.model, t.length) == ("copilot-cli", "3599318b", "claude-sonnet-5", 2)
+    first, last = t.steps
+    assert [(a.tool, a.command) for a in first.actions][0] == (Tool.BASH, "go version")
+    assert [(o.output, o.exit_code) for o in first.observations] == [
+        ("bash: go: command not found", 127), ("Failed to fetch - status code 404", FAILED_STATUS_UNKNOWN)]
+    assert last.text == "Go is not installed here; please install Go 1.26."
+
+
+def test_chat_messages_one_a_line_are_read_as_claude_codes_entries_whole_or_one_block_a_line(tmp_path):
+    """A recorder's lines: the API's messages whole (a list of blocks), or one block a line with the
+    tool's result as `role: tool` (Engram's way): the same steps, and a failed command's status."""
+    whole = [{"timestamp": "2026-02-25T04:48:20Z", "role": "user", "content": "clone the repo"},
+             {"timestamp": "2026-02-25T04:48:23Z", "role": "assistant", "model": "claude-opus-4-6", "content": [
+                 {"type": "text", "text": "Cloning."},
+                 {"type": "tool_use", "id": "u1", "name": "Bash", "input": {"command": "git clone git@x:y.git"}}]},
+             {"timestamp": "2026-02-25T04:48:26Z", "role": "user", "content": [
+                 {"type": "tool_result", "tool_use_id": "u1", "is_error": True,
+                  "content": "Exit code 128\ngit@x: Permission denied (publickey)."}]},
+             {"timestamp": "2026-02-25T04:48:30Z", "role": "assistant", "model": "claude-opus-4-6",
+              "content": [{"type": "text", "text": "Your SSH key is not set up for x; please add it."}]}]
+    blocks = [whole[0],
+              {"timestamp": "2026-02-25T04:48:22Z", "role": "assistant",
+               "content": {"type": "text", "text": "Cloning."}},
+              {"timestamp": "2026-02-25T04:48:23Z", "role": "assistant", "content": {
+                  "type": "tool_use", "tool_name": "Bash", "tool_id": "u1",
+                  "input": {"command": "git clone git@x:y.git"}}},
+              {"timestamp": "2026-02-25T04:48:26Z", "role": "tool", "content": {
+                  "type": "tool_result", "tool_id": "u1",
+                  "output": "Exit code 128\ngit@x: Permission denied (publickey)."}},
+              {"timestamp": "2026-02-25T04:48:30Z", "role": "assistant", "content": {
+                  "type": "text", "text": "Your SSH key is not set up for x; please add it."}}]
+    for name, records in (("api.jsonl", whole), ("engram.jsonl", blocks)):
+        path = tmp_path / name
+        write_lines(path, records)
+        t = load_foreign(path)
+        assert (t.source, t.length) == ("message-lines", 2), name
+        first, last = t.steps
+        assert [(a.tool, a.command) for a in first.actions] == [(Tool.BASH, "git clone git@x:y.git")]
+        assert [(o.output, o.exit_code) for o in first.observations] == \
+            [("Exit code 128\ngit@x: Permission denied (publickey).", 128)]
+        assert last.text == "Your SSH key is not set up for x; please add it."

@@ -14,6 +14,7 @@ from impasse.analysis.formats.claude_code import SYNTHETIC, entries_of
 from impasse.analysis.formats.codex import ITEM_TYPES, OUTPUTS, is_model_item
 from impasse.analysis.formats.common import text_of
 from impasse.analysis.formats.gemini_contents import contents_facts
+from impasse.analysis.formats.message_lines import claude_entries
 from impasse.analysis.session_log import (
     API_ERROR,
     CONTEXT,
@@ -246,6 +247,8 @@ def session_log(fmt: str, data, steps: int, path: Path) -> SessionLog | None:
         log = openhands_log(data if isinstance(data, list) else data.get("history") or [])
     elif fmt == "gemini-contents":
         log = SessionLog(steps=contents_facts(data))
+    elif fmt == "message-lines":
+        log = claude_log(claude_entries(data))
     elif fmt == "chat-export":
         messages = data.get("messages") if isinstance(data, dict) else data
         log = SessionLog(steps=step_facts(messages))

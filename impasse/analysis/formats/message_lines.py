@@ -1,0 +1,73 @@
+"""Sessions kept one chat message a line, without an agent's own envelope: `{role, content, timestamp,
+model}` lines as a recorder or a harness saved the model API's messages. In the Anthropic form (a
+message's `content` a list of blocks, or one block a line with `role: tool` for a tool's result, as
+Engram records Claude Code) they are read as Claude Code's entries are (LABELING.md rule 5); in
+OpenAI's form (`tool_calls`, `tool_call_id`) as a session export's `messages` (rule 7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from impasse.analysis.formats.chat_export import from_chat_export
+from impasse.analysis.formats.claude_code import from_claude_code
+from impasse.analysis.formats.common import ImportProblem
+from impasse.analysis.normal_form import NTrajectory
+from impasse.dialects.claude_code import EXIT_LINE
+
+ROLES = ("user", "assistant", "tool")
+TOOL_BLOCKS = ("tool_use", "tool_result")
+
+
+def is_message_line(record: dict) -> bool:
+    return "type" not in record and record.get("role") in ROLES and "content" in record
+
+
+def blocks(record: dict) -> list:
+    content = record.get("content")
+    return content if isinstance(content, list) else [content] if isinstance(content, dict) else []
+
+
+def says_message_lines(record: dict) -> bool:
+    """A line that shows the layout: a message line with a tool call or a tool's result."""
+    return is_message_line(record) and (record.get("role") == "tool" or bool(record.get("tool_calls"))
+                                        or any(isinstance(b, dict) and b.get("type") in TOOL_BLOCKS
+                                               for b in blocks(record)))
+
+
+def as_block(block) -> dict:
+    """A recorder's block in the API's own keys (Engram names a call's id `tool_id`, its name
+    `tool_name`, a result's text `output`); a failed command's result marked as Claude Code marks it."""
+    if not isinstance(block, dict):
+        return {"type": "text", "text": str(block)}
+    kind = block.get("type")
+    if kind == "tool_use" and "tool_id" in block:
+        return {"type": "tool_use", "id": block["tool_id"], "name": block.get("tool_name"), "input": block.get("input")}
+    if kind == "tool_result" and "tool_id" in block:
+        output = block.get("output", block.get("content"))
+        failed = block.get("is_error") or (isinstance(output, str) and EXIT_LINE.match(output) is not None)
+        return {"type": "tool_result", "tool_use_id": block["tool_id"], "content": output, "is_error": bool(failed)}
+    return block
+
+
+def claude_entries(records: list[dict]) -> list[dict]:
+    """The message lines as Claude Code's entries (a tool's result is the user's turn in the API)."""
+    entries = []
+    for record in (r for r in records if is_message_line(r)):
+        role = "user" if record["role"] == "tool" else record["role"]
+        content = record.get("content")
+        message = {"role": role, "content": [as_block(b) for b in blocks(record)] if not isinstance(content, str)
+                   else content, "model": record.get("model")}
+        entries.append({"type": role, "message": message, "timestamp": record.get("timestamp")})
+    return entries
+
+
+def from_message_lines(records: list[dict], path: Path) -> NTrajectory:
+    messages = [r for r in records if is_message_line(r)]
+    if not any(says_message_lines(r) for r in messages):
+        raise ImportProblem(f"{path}: not chat messages one a line (no line with a role, content and a tool call)")
+    if any(m.get("tool_calls") or m.get("tool_call_id") for m in messages):
+        trajectory = from_chat_export(messages, path)
+    else:
+        trajectory = from_claude_code(claude_entries(records), path)
+    trajectory.source = "message-lines"
+    return trajectory
