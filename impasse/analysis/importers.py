@@ -19,6 +19,7 @@ from impasse.analysis.formats.codex_exec import EVENTS as CODEX_EXEC_EVENTS
 from impasse.analysis.formats.codex_exec import from_codex_exec
 from impasse.analysis.formats.common import ImportProblem, after_status_lines, one_object, read_jsonl, strip_console
 from impasse.analysis.formats.console import FIRST_HEADER, from_console
+from impasse.analysis.formats.copilot_cli import EVENTS as COPILOT_EVENTS
 from impasse.analysis.formats.copilot_cli import from_copilot_cli, is_copilot_event
 from impasse.analysis.formats.gemini_cli import from_gemini_cli, is_gemini_record, is_gemini_session
 from impasse.analysis.formats.gemini_contents import from_gemini_contents, is_gemini_contents
@@ -106,12 +107,14 @@ def detect_jsonl(records: list[dict]) -> str:
     if any(is_opencode_event(r) for r in records):
         return "opencode-json"
     # before Claude Code's and Codex's: pi wraps the API's messages as `message` entries, and Gemini's
-    # stream names its text events `message` as Codex names its items
-    if any(is_pi_entry(r) for r in records):
+    # stream names its text events `message` as Codex names its items. Each looked for only where a
+    # record of its types is there at all: most files are neither, and are long.
+    types = {r.get("type") for r in records}
+    if types & {"session", "message"} and any(is_pi_entry(r) for r in records):
         return "pi"
-    if any(is_copilot_event(r) for r in records):
+    if (None in types or types & set(COPILOT_EVENTS)) and any(is_copilot_event(r) for r in records):
         return "copilot-cli"
-    if any(is_stream_event(r) for r in records):
+    if types & {"init", "tool_use", "tool_result"} and any(is_stream_event(r) for r in records):
         return "gemini-stream"
     if any(r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict) for r in records):
         return "claude-code"
@@ -119,7 +122,7 @@ def detect_jsonl(records: list[dict]) -> str:
         return "codex"
     if any(r.get("type") in CODEX_EXEC_EVENTS and r.get("type") != "error" for r in records):
         return "codex-exec"
-    if any(says_message_lines(r) for r in records):  # no `type` at all: a chat's messages, one a line
+    if None in types and any(says_message_lines(r) for r in records):  # no `type`: a chat's messages, one a line
         return "message-lines"
     raise ImportProblem("unknown JSON Lines format (not a Claude Code, Gemini CLI, Qwen Code or pi session, a Codex "
                         "rollout, codex exec --json, Gemini CLI's stream-json, opencode run --format json, Copilot "
