@@ -231,12 +231,24 @@ class ReplyRuns:
 
     steps: list[NStep] = field(default_factory=list)
     in_reply: bool = False
+    calls: dict[str, Action] = field(default_factory=dict)  # call id → its action, for the result that answers it
 
     def reply(self) -> NStep:
         if not self.in_reply:
             self.steps.append(NStep(len(self.steps) + 1, ""))
             self.in_reply = True
         return self.steps[-1]
+
+    def say(self, text: str) -> None:
+        step = self.reply()
+        step.text = f"{step.text}\n{text}" if step.text and text else step.text or text
+
+    def call(self, call_id, action: Action) -> None:
+        self.reply().actions.append(action)
+        self.calls[str(call_id)] = action
+
+    def called(self, call_id) -> Action | None:
+        return self.calls.get(str(call_id))
 
     def answer(self, obs: Obs) -> None:
         self.in_reply = False

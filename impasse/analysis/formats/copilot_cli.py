@@ -62,19 +62,16 @@ def result_obs(data: dict, action: Action | None) -> Obs:
 
 
 def copilot_steps(events: list[dict]) -> list[NStep]:
-    runs, calls = ReplyRuns(), {}
+    runs = ReplyRuns()
     for event in events:
         kind, data = event["type"], event["data"]
         if kind == "assistant.message":
-            step, said = runs.reply(), text_of(data.get("content"))
-            step.text = f"{step.text}\n{said}" if step.text and said else step.text or said
-            for request in data.get("toolRequests") or []:
-                if isinstance(request, dict):
-                    action = copilot_action(str(request.get("name", "")), request.get("arguments"))
-                    step.actions.append(action)
-                    calls[str(request.get("toolCallId"))] = action
+            runs.say(text_of(data.get("content")))
+            for request in (r for r in data.get("toolRequests") or [] if isinstance(r, dict)):
+                action = copilot_action(str(request.get("name", "")), request.get("arguments"))
+                runs.call(request.get("toolCallId"), action)
         elif kind == "tool.execution_complete":
-            runs.answer(result_obs(data, calls.get(str(data.get("toolCallId")))))
+            runs.answer(result_obs(data, runs.called(data.get("toolCallId"))))
         elif kind == "user.message":
             runs.human()
     return runs.steps

@@ -51,19 +51,15 @@ def result_obs(record: dict, action: Action | None) -> Obs:
 
 
 def stream_steps(records: list[dict]) -> list[NStep]:
-    runs, calls = ReplyRuns(), {}
+    runs = ReplyRuns()
     for record in records:
         kind = record.get("type")
-        if is_model_event(record):
-            step = runs.reply()
-            if kind == "message":
-                step.text += text_of(record.get("content"))
-            else:
-                action = gemini_action(str(record.get("tool_name", "")), record.get("parameters"))
-                step.actions.append(action)
-                calls[str(record.get("tool_id"))] = action
+        if is_model_event(record) and kind == "message":
+            runs.reply().text += text_of(record.get("content"))  # the model's text comes in pieces
+        elif is_model_event(record):
+            runs.call(record.get("tool_id"), gemini_action(str(record.get("tool_name", "")), record.get("parameters")))
         elif kind == "tool_result":
-            runs.answer(result_obs(record, calls.get(str(record.get("tool_id")))))
+            runs.answer(result_obs(record, runs.called(record.get("tool_id"))))
         elif kind == "message":
             runs.human()
     for step in runs.steps:

@@ -66,22 +66,21 @@ def result_obs(message: dict, action: Action | None) -> Obs:
 
 
 def pi_steps(records: list[dict]) -> list[NStep]:
-    runs, calls = ReplyRuns(), {}
+    runs = ReplyRuns()
     for record in records:
         message = record.get("message") if record.get("type") == "message" else None
         role = message.get("role") if isinstance(message, dict) else None
         if role == "assistant":
-            step, content = runs.reply(), message.get("content")
+            content = message.get("content")
             parts = content if isinstance(content, list) else [{"type": "text", "text": text_of(content)}]
+            runs.reply()
             for part in (p for p in parts if isinstance(p, dict)):
                 if part.get("type") == "text" and part.get("text"):
-                    step.text = f"{step.text}\n{part['text']}" if step.text else str(part["text"])
+                    runs.say(str(part["text"]))
                 elif part.get("type") == "toolCall":
-                    action = pi_action(str(part.get("name", "")), part.get("arguments"))
-                    step.actions.append(action)
-                    calls[str(part.get("id"))] = action
+                    runs.call(part.get("id"), pi_action(str(part.get("name", "")), part.get("arguments")))
         elif role == "toolResult":
-            runs.answer(result_obs(message, calls.get(str(message.get("toolCallId")))))
+            runs.answer(result_obs(message, runs.called(message.get("toolCallId"))))
         elif role == "user":
             runs.human()
     return runs.steps
