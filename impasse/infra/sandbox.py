@@ -14,7 +14,7 @@ import shlex
 import tarfile
 import time
 from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass, field
 
 import docker
@@ -22,6 +22,7 @@ import docker.errors
 from docker.models.containers import Container
 
 from impasse.infra.piped import STDOUT, exit_code, frames, run_with_stdin
+from impasse.infra.sensors import PIDS_NOW_FILES, cgroup_file
 
 AGENT_USER = "1000:1000"
 WORKDIR = "/workspace"
@@ -244,9 +245,40 @@ def container_options(spec: SandboxSpec) -> dict:
 def open_sandbox(api: docker.DockerClient, spec: SandboxSpec) -> Iterator[Sandbox]:
     container = api.containers.run(**container_options(spec))
     try:
+        wait_for_own_process(container)
         yield Sandbox(api, container)
     finally:
         remove_container(container)
+
+
+OWN_PROCESSES = 2  # the init and the TTL sleep it starts
+START_PATIENCE = 60.0  # seconds: a loaded engine can take long to start a container's process
+
+
+def wait_for_own_process(container: Container, patience: float = START_PATIENCE) -> None:
+    """The engine says a container started once its init runs; the init forks the TTL sleep after
+    that. Until it has, a pids limit lowered on the container (flaky_sandbox's hold) fails that fork,
+    and the init exits and takes the container with it: on a busy machine the gap is long enough to
+    be met. So a sandbox is handed out only once its own process runs."""
+    deadline = time.monotonic() + patience
+    while own_processes(container) < OWN_PROCESSES:
+        if time.monotonic() > deadline:
+            raise SandboxUnavailable(f"container {container.short_id} did not start its process "
+                                     f"in {patience:.0f} s")
+        time.sleep(0.01)
+
+
+def own_processes(container: Container) -> int:
+    """The processes in the container: its pids cgroup's count, read on the host; the engine's `top`
+    where the cgroup is not on this host (a remote engine)."""
+    counted = cgroup_file(container.id, PIDS_NOW_FILES)
+    if counted is not None:
+        with suppress(OSError, ValueError):
+            return int(counted.read_text())
+    try:
+        return len(container.top().get("Processes") or [])
+    except docker.errors.APIError as err:  # not running: it exited, or was removed
+        raise SandboxUnavailable(f"container {container.short_id} stopped as it started: {err}") from err
 
 
 REMOVAL_PATIENCE = 120.0  # seconds: a loaded engine can take long to kill and unmount a container

@@ -33,6 +33,8 @@ PIDS_FILES = (
     "system.slice/docker-{id}.scope/pids.events",  # v2, systemd driver
     "docker/{id}/pids.events",  # v2, cgroupfs driver
 )
+# How many processes and threads the container's pids cgroup holds now.
+PIDS_NOW_FILES = tuple(template.replace("pids.events", "pids.current") for template in PIDS_FILES)
 
 
 def cgroup_file(container_id: str, templates: tuple[str, ...], root: Path = CGROUP_ROOT) -> Path | None:
