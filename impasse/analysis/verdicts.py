@@ -56,6 +56,9 @@ ASKS = re.compile(
     rf"(?:\bplease\b[^.?!\n]{{0,40}}?\b{ACT}\b|\b(?:could|can|would) you\b(?! like)[^.?!\n]{{0,40}}?\b{ACT}\b"
     rf"|\byou(?:'ll|'d| will| would)? (?:need|have|must|should) (?:to )?{ACT}\b|\bi need you to\b"
     rf"|\b(?:action|input|approval|permission|confirmation) (?:is )?(?:required|needed) from you\b"
+    # a heading that hands the human the next act ("Action required: run `gh auth login` …")
+    rf"|^\W*(?:(?:user |human |manual )?action (?:required|needed)|what you need to do|next steps? for you"
+    rf"|for you to do)\W*:[\s*_`]*(?!none\b|nothing\b|n/?a\b)\w"
     rf"|\b(?:needs?|requires?|waiting (?:for|on)) (?:your|human|manual) (?:input|action|approval|permission|help"
     rf"|decision|confirmation)\b|\b(?:once|when|after) you(?:'ve| have)\b"
     rf"|\blet me know (?:which|what|how|whether|when you|once you|if you(?:'d| would) prefer)\b"
