@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from impasse.analysis.formats.antigravity import PLANNER, from_antigravity, is_antigravity_record
 from impasse.analysis.formats.atif import from_atif
 from impasse.analysis.formats.cecli import from_cecli, is_cecli_session
 from impasse.analysis.formats.chat_export import from_chat_export, is_chat_export
@@ -55,11 +56,12 @@ READERS = {"mini-swe-agent": from_mini, "swe-agent": from_swe_agent, "atif": fro
            "codex-exec": from_codex_exec, "mini-swe-agent-console": from_console, "gemini-cli": from_gemini_cli,
            "gemini-contents": from_gemini_contents, "gemini-stream": from_gemini_stream, "pi": from_pi,
            "qwen-code": from_qwen_code, "opencode-json": from_opencode_json, "cecli": from_cecli,
-           "chat-export": from_chat_export, "message-lines": from_message_lines, "copilot-cli": from_copilot_cli}
+           "chat-export": from_chat_export, "message-lines": from_message_lines, "copilot-cli": from_copilot_cli,
+           "antigravity": from_antigravity}
 INSPECT = "inspect"  # inspect-ai's logs: many sessions a file, read by inspect-ai's own reader
 FORMATS = ("impasse", *READERS, INSPECT)
 JSONL_FORMATS = ("claude-code", "codex", "codex-exec", "gemini-cli", "gemini-stream", "qwen-code", "opencode-json",
-                 "pi", "message-lines", "copilot-cli")
+                 "pi", "message-lines", "copilot-cli", "antigravity")
 JSON_SUFFIXES = (".json", ".traj")
 FOREIGN_SUFFIXES = (*JSON_SUFFIXES, ".jsonl", ".log", EVAL_SUFFIX)
 SNIFF_BYTES = 1 << 20
@@ -110,6 +112,8 @@ def detect_jsonl(records: list[dict]) -> str:
     # stream names its text events `message` as Codex names its items. Each looked for only where a
     # record of its types is there at all: most files are neither, and are long.
     types = {r.get("type") for r in records}
+    if PLANNER in types and any(is_antigravity_record(r) for r in records):
+        return "antigravity"
     if types & {"session", "message"} and any(is_pi_entry(r) for r in records):
         return "pi"
     if (None in types or types & set(COPILOT_EVENTS)) and any(is_copilot_event(r) for r in records):
@@ -126,7 +130,7 @@ def detect_jsonl(records: list[dict]) -> str:
         return "message-lines"
     raise ImportProblem("unknown JSON Lines format (not a Claude Code, Gemini CLI, Qwen Code or pi session, a Codex "
                         "rollout, codex exec --json, Gemini CLI's stream-json, opencode run --format json, Copilot "
-                        "CLI's events or chat messages one a line)")
+                        "CLI's events, an Antigravity trajectory or chat messages one a line)")
 
 
 def detect(data) -> str:

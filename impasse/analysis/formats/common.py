@@ -31,15 +31,16 @@ KIND_OF_TOOL = {
     **dict.fromkeys(("read", "notebookread", "read_file", "view", "view_file", "view_image", "open", "goto",
                      "scroll_up", "scroll_down", "webfetch", "web_fetch", "websearch", "web_search",
                      "web_search_call", "browse", "browse_interactive", "fetch", "read_mcp_resource", "read_many_files",
-                     "google_web_search"), READ),
+                     "google_web_search", "read_url_content", "search_web"), READ),
     **dict.fromkeys(("grep", "glob", "ls", "list", "list_dir", "list_files", "list_directory", "find_file",
                      "search_dir", "search_file", "file_search", "codebase_search", "grep_search",
                      "grep_files", "search_file_content", "list_mcp_resources"), LIST),
     **dict.fromkeys(("edit", "write", "multiedit", "notebookedit", "edit_file", "write_file", "create",
-                     "create_file", "str_replace", "insert", "apply_patch", "str_replace_based_edit_tool", "replace",
+                     "create_file", "str_replace", "insert", "apply_patch", "write_to_file", "replace_file_content",
+                     "multi_replace_file_content", "str_replace_based_edit_tool", "replace",
                      "patch"), WRITE),
     **dict.fromkeys(("askuserquestion", "ask_user", "ask_human", "request_user_input", Tool.ESCALATE_TO_HUMAN,
-                     "exit_forfeit", "ask_followup_question"), ASK),
+                     "exit_forfeit", "ask_followup_question", "ask_question"), ASK),
 }
 # An editor tool whose `command` argument says which it is (str_replace_editor / str_replace_based_edit_tool).
 EDITOR_COMMANDS = {"view": READ, "create": WRITE, "str_replace": WRITE, "insert": WRITE, "undo_edit": WRITE}
