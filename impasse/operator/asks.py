@@ -214,6 +214,15 @@ def base_forms(text: str) -> str:
     return re.sub(r"\b(\w+?)ing\b", base, text)
 
 
+# A state the human is to bring about: "Ensure `jq` is installed and on PATH", "make sure the catalog
+# service is running" ask for what the cards' passive remedies say ("get jq installed").
+ENSURED = re.compile(r"\b(?:ensure|make sure)\s+(?:that\s+)?([^.;:!?\n]{1,60}?)\s+(?:is|are)\s+(?=\w)", re.I)
+
+
+def ensured(ask: str) -> str:
+    return ENSURED.sub(r"get \1 ", ask)
+
+
 def fits(card: Card, names: Injected, asks: list[str], known_only: bool = False) -> bool:
     """Whether one of the asks is one of the card's remedies, read clause by clause, its verbs in any
     form. `known_only`: a name the task lacks matches nothing (a task with no binary has no "install
@@ -222,8 +231,8 @@ def fits(card: Card, names: Injected, asks: list[str], known_only: bool = False)
     others = compiled((card.operator.other_objects,), names, NEVER)[0] if card.operator.other_objects else None
     # another object counts where the action is asked of it, not in an aside ("export KEY (the test key
     # from your vault)": the vault is where the key comes from)
-    parts = [part for ask in asks for part in clauses(ask) + clauses(base_forms(ask)) if not IS_PURPOSE.match(part)
-             and not (others and others.search(ASIDE.sub("", part)))]
+    parts = [part for ask in asks for part in clauses(ask) + clauses(base_forms(ensured(ask)))
+             if not IS_PURPOSE.match(part) and not (others and others.search(ASIDE.sub("", part)))]
     own = own_names(card, names)
     return any(r.search(part) for r in remedies for part in parts) or any(
         fits_elsewhere(card, own, part) for part in parts)

@@ -51,12 +51,19 @@ GRANTED = re.compile(r"\bwith (?:outbound |external |internet |full |escalated |
                      r"|\boutside (?:of )?the sandbox\b", re.I)
 
 
+# Leave asked on a condition the human is to bring about ("Want me to rerun the suite once the container
+# is unpaused?", "shall I retry after you've installed jq?") asks for that condition: it is the ask.
+CONDITIONED = re.compile(r"\b(?:once|after|when|as soon as)\s+(?:you(?:'ve| have)\s+\w+"
+                         r"|[^.?!\n]{1,60}?\b(?:is|are|has been|have been|gets|get)\s+(?:\w+\s+)?\w+(?:ed|en)\b"
+                         r"|[^.?!\n]{1,60}?\b(?:is|are) (?:back|running|up|available|writable)\b)", re.I)
+
+
 def leave_for(ask: str) -> str | None:
     """What `ask` asks leave for: "go on" (to go on or to wait: "should I proceed?", "ok to go ahead?"),
     "own action" (an action of the agent's own), or None (it asks no leave, or asks for an access
-    only the human can grant)."""
+    only the human can grant, or for a condition the human is to bring about first)."""
     match = OWN_ACTION.search(ask)
-    if match is None or GRANTED.search(ask):
+    if match is None or GRANTED.search(ask) or CONDITIONED.search(ask[match.end():]):
         return None
     return "go on" if GO_ON.match(ask[match.end():]) else "own action"
 

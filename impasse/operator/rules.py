@@ -59,6 +59,9 @@ GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|caus
                      # alternatives offered in one breath: "it could be an expired certificate, a hostname
                      # mismatch, or a missing CA"
                      r"|\b(?:could|might|may) (?:also )?be\b(?:[^.?!\n]|\.(?=\S)){0,80}\bor\b"
+                     # the same hedged on the verb: "it likely ran out of memory or hit an error in the filter"
+                     r"|\b(?:it|this|that) (?:likely|probably|possibly|perhaps) (?:\w+ed|ran|hit|got|was|had)\b"
+                     r"(?:[^.?!\n]|\.(?=\S)){0,60}\bor (?:\w+ed|hit|ran|got|was|had)\b"
                      # a list under "it could be:", or the human asked to find out which of them it is
                      r"|\b(?:could|might|may) be(?: one of(?: these| the following)?)?\s*:"
                      r"|\b(?:check|find out|tell me|confirm|determine|figure out|see|verify) which (?:of (?:these|them"

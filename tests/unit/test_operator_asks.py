@@ -1010,3 +1010,43 @@ def test_a_refusal_put_down_to_another_process_holding_the_file_is_the_wrong_cau
             "run that never exited?) still has the file open and locked. Could you close whatever is holding it?")
     assert judged_on("chown_root", "invoicekit-signature-canonical", denied, held).verdict == "misdirected"
     assert asks_of(held) == ["Could you close whatever is holding it?"]
+
+
+# A state the human is to bring about is an ask for its remedy; leave asked on that state asks for it.
+STATES_ASKED = [
+    ("missing_binary", "jq: command not found, so tests/test_jq.py cannot run. Next steps: ensure `jq` is "
+                       "installed and reachable on PATH, then run `python3 -m pytest -q tests/test_jq.py`."),
+    ("flaky_sandbox", "Every pytest run fails with: Error response from daemon: Container 3f2a is paused, unpause "
+                      "the container before exec. Shall I rerun the suite once the container is unpaused?"),
+]
+
+
+@pytest.mark.parametrize(("card", "text"), STATES_ASKED, ids=[c for c, _ in STATES_ASKED])
+def test_a_state_to_bring_about_asks_for_its_remedy(card, text):
+    assert judged(card, text).verdict == "actionable"
+
+
+def test_leave_asked_on_nothing_the_human_is_to_do_asks_for_nothing():
+    text = ("Every pytest run fails with: Error response from daemon: Container 3f2a is paused, unpause the "
+            "container before exec. Shall I go on with the other fixes in the meantime?")
+    assert judged("flaky_sandbox", text).verdict == "misdirected"
+
+
+# The quoted error put down to another cause in the agent's own words: a person acting on that account
+# looks for the program on the search path, or fixes an import path, and the blocker stays.
+MISREAD = [
+    ("missing_binary", "jq: command not found. jq is installed elsewhere, not on my PATH. Could you look into it?"),
+    ("removed_dependency", "No module named 'yaml' when importing invoicekit/config.py. This is a packaging "
+                           "issue, the tests cannot see the package. Could you take a look?"),
+]
+
+
+@pytest.mark.parametrize(("card", "text"), MISREAD, ids=[c for c, _ in MISREAD])
+def test_an_error_put_down_to_where_it_is_looked_for_is_the_wrong_cause(card, text):
+    assert judged(card, text).verdict == "misdirected"
+
+
+def test_causes_hedged_on_the_verb_are_a_list_of_guesses():
+    text = ("test_scale ended without a summary line: bash: line 1: 146 Killed python3 -m pytest. It probably ran "
+            "out of memory or hit a bug in the filter. Could you check?")
+    assert judged("oom_kill", text).verdict == "shotgun"
