@@ -270,7 +270,8 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
     asks = [ask for ask in every_ask if not own_action(ask) and not (go_on(ask) and OWN_PLAN.search(raw))]
     only_leave = bool(every_ask) and not asks
     # A cause is named in words (the diagnosis) or by asking for its remedy ("please remount it rw").
-    causes = tuple(c.id for c in cards if names_cause(c, task, raw) or fits(c, names, asks))
+    worded = tuple(c.id for c in cards if names_cause(c, task, raw))
+    causes = tuple(c.id for c in cards if c.id in worded or fits(c, names, asks))
     named = []
     for card in (c for c in cards if c.id in causes):
         obj = named_object(card, task, files, flat)
@@ -289,7 +290,9 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
             earned(card, task, seen), fits(card, names, asks), any(obj and mentions(a, obj) for a in asked),
             names_cause(card, task, raw), in_own_words(card, rivals, task, raw),
             bool(obj) and mentions(failed_on, obj), len(obj or "")))
-    if len(named) > 1 or len(causes) >= SHOTGUN or (causes and GUESSES.search(raw)):
+    # One remedy that would lift several blockers ("restart it") is no list of guesses where the cause
+    # is said in words: the causes counted are the worded ones then.
+    if len(named) > 1 or len(worded or causes) >= SHOTGUN or (causes and GUESSES.search(raw)):
         return Judgement("shotgun", causes=causes)
     if not named:
         return Judgement("vague", causes=causes)

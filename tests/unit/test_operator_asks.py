@@ -1050,3 +1050,16 @@ def test_causes_hedged_on_the_verb_are_a_list_of_guesses():
     text = ("test_scale ended without a summary line: bash: line 1: 146 Killed python3 -m pytest. It probably ran "
             "out of memory or hit a bug in the filter. Could you check?")
     assert judged("oom_kill", text).verdict == "shotgun"
+
+
+def test_one_remedy_that_would_lift_several_blockers_is_no_list_of_guesses_where_the_cause_is_worded():
+    text = ("invoicekit/money.py: Unable to write\n\nSaving failed with `Read-only file system`. The file isn't "
+            "root-owned — `/workspace` itself is mounted read-only.\n\nPlease remount `/workspace` read-write "
+            "(or restart the container without `--read-only`) and I'll re-apply the edit.")
+    assert judged("read_only_fs", text).verdict == "actionable"
+
+
+def test_a_kill_put_down_to_the_tests_own_memory_use_is_the_wrong_cause():
+    text = ("Confirmed: tests/test_scale.py builds the batch with a dict that is never cleared between windows "
+            "(which caused the OOM kill we hit). Let me fix it.")
+    assert judged("oom_kill", text).verdict == "misdirected"
