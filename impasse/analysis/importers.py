@@ -26,6 +26,7 @@ from impasse.analysis.formats.gemini_cli import from_gemini_cli, is_gemini_recor
 from impasse.analysis.formats.gemini_contents import from_gemini_contents, is_gemini_contents
 from impasse.analysis.formats.gemini_stream import from_gemini_stream, is_stream_event
 from impasse.analysis.formats.inspect_log import EVAL_SUFFIX, inspect_sessions, is_inspect_head
+from impasse.analysis.formats.managed_agents import from_managed_agents, is_agent_event
 from impasse.analysis.formats.message_lines import from_message_lines, says_message_lines
 from impasse.analysis.formats.mini import from_mini
 from impasse.analysis.formats.mixed_lines import passed_over
@@ -57,11 +58,11 @@ READERS = {"mini-swe-agent": from_mini, "swe-agent": from_swe_agent, "atif": fro
            "gemini-contents": from_gemini_contents, "gemini-stream": from_gemini_stream, "pi": from_pi,
            "qwen-code": from_qwen_code, "opencode-json": from_opencode_json, "cecli": from_cecli,
            "chat-export": from_chat_export, "message-lines": from_message_lines, "copilot-cli": from_copilot_cli,
-           "antigravity": from_antigravity}
+           "antigravity": from_antigravity, "managed-agents": from_managed_agents}
 INSPECT = "inspect"  # inspect-ai's logs: many sessions a file, read by inspect-ai's own reader
 FORMATS = ("impasse", *READERS, INSPECT)
 JSONL_FORMATS = ("claude-code", "codex", "codex-exec", "gemini-cli", "gemini-stream", "qwen-code", "opencode-json",
-                 "pi", "message-lines", "copilot-cli", "antigravity")
+                 "pi", "message-lines", "copilot-cli", "antigravity", "managed-agents")
 JSON_SUFFIXES = (".json", ".traj")
 FOREIGN_SUFFIXES = (*JSON_SUFFIXES, ".jsonl", ".log", EVAL_SUFFIX)
 SNIFF_BYTES = 1 << 20
@@ -116,6 +117,8 @@ def detect_jsonl(records: list[dict]) -> str:
         return "antigravity"
     if types & {"session", "message"} and any(is_pi_entry(r) for r in records):
         return "pi"
+    if (None in types or any(str(t).startswith("agent.") for t in types)) and any(is_agent_event(r) for r in records):
+        return "managed-agents"
     if (None in types or types & set(COPILOT_EVENTS)) and any(is_copilot_event(r) for r in records):
         return "copilot-cli"
     if types & {"init", "tool_use", "tool_result"} and any(is_stream_event(r) for r in records):
@@ -130,7 +133,7 @@ def detect_jsonl(records: list[dict]) -> str:
         return "message-lines"
     raise ImportProblem("unknown JSON Lines format (not a Claude Code, Gemini CLI, Qwen Code or pi session, a Codex "
                         "rollout, codex exec --json, Gemini CLI's stream-json, opencode run --format json, Copilot "
-                        "CLI's events, an Antigravity trajectory or chat messages one a line)")
+                        "CLI's events, an Antigravity trajectory, Managed Agents events or chat messages one a line)")
 
 
 def detect(data) -> str:
@@ -177,6 +180,18 @@ def says_jsonl_format(record: dict) -> bool:
         return False
 
 
+def one_document(text: str) -> dict | None:
+    """A file of one line whose object is a whole session in a format of its own (a `messages` list, a
+    trajectory), not one record of a log; None for anything else."""
+    if text.strip().count("\n") or (whole := one_object(text)) is None:
+        return None
+    try:
+        detect_json(whole)
+    except ImportProblem:
+        return None
+    return whole
+
+
 def read_document(path: Path, fmt: str) -> tuple[str, object, list[str]]:
     """("json" | "jsonl" | "text", the parsed document, warnings). A file named .json/.traj, or read
     as a JSON format, must be one JSON document; .jsonl is JSON Lines; anything else is tried as
@@ -186,6 +201,8 @@ def read_document(path: Path, fmt: str) -> tuple[str, object, list[str]]:
         return "text", strip_console(text), []
     if fmt in JSONL_FORMATS and path.suffix != ".jsonl" and (whole := one_object(text)) is not None:
         return "json", whole, []  # a session saved as one JSON object (Gemini CLI's chat .json)
+    if fmt == "auto" and path.suffix == ".jsonl" and (whole := one_document(text)) is not None:
+        return "json", whole, []  # a whole session saved as one object on one line (Hermes Agent's)
     if fmt in JSONL_FORMATS or path.suffix == ".jsonl":
         return ("jsonl", *read_jsonl(text, path))
     try:
