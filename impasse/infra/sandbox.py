@@ -21,6 +21,7 @@ import docker
 import docker.errors
 from docker.models.containers import Container
 
+from impasse.infra.bounded_output import OUTPUT_TAIL, BoundedOutput
 from impasse.infra.piped import STDOUT, exit_code, frames, run_with_stdin
 from impasse.infra.sensors import PIDS_NOW_FILES, cgroup_file
 
@@ -28,8 +29,6 @@ AGENT_USER = "1000:1000"
 WORKDIR = "/workspace"
 TTL_SECONDS = 4 * 3600
 HOST_GRACE_SECONDS = 15
-OUTPUT_HEAD = 10_000
-OUTPUT_TAIL = 10_000
 HARDENING = {
     "cap_drop": ["ALL"],
     "security_opt": ["no-new-privileges"],
@@ -63,37 +62,6 @@ class SandboxSpec:
     network: str | None = "none"
     environment: dict[str, str] = field(default_factory=dict)
     run_options: dict = field(default_factory=dict)  # extra docker run options from a blocker card
-
-
-class BoundedOutput:
-    """Keeps the first and last bytes of a stream and counts what was dropped between them, so a
-    command printing 50 MB costs the host a fixed amount of memory."""
-
-    def __init__(self, head: int = OUTPUT_HEAD, tail: int = OUTPUT_TAIL) -> None:
-        self.head_limit, self.tail_limit = head, tail
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.dropped = 0
-
-    def feed(self, chunk: bytes) -> None:
-        room = self.head_limit - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if not chunk:
-            return
-        self.tail += chunk
-        overflow = len(self.tail) - self.tail_limit
-        if overflow > 0:
-            del self.tail[:overflow]
-            self.dropped += overflow
-
-    def text(self) -> str:
-        head = self.head.decode("utf-8", errors="replace")
-        tail = self.tail.decode("utf-8", errors="replace")
-        if not self.dropped:
-            return head + tail
-        return f"{head}\n[... {self.dropped} bytes of output elided ...]\n{tail}"
 
 
 def file_tar(path: str, content: str | bytes) -> bytes:

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 
 from impasse.catalog.tasks import test_config_files
 from impasse.infra.agent_git import GIT, blob_questions, sectioned
+from impasse.infra.bounded_output import OUTPUT_HEAD, OUTPUT_TAIL, BoundedOutput
 from impasse.infra.environment import LiveEnvironment
-from impasse.infra.sandbox import OUTPUT_HEAD, OUTPUT_TAIL, BoundedOutput, Sandbox, mounted_below
+from impasse.infra.sandbox import Sandbox, mounted_below
 
 FIND_LIMIT = 200
 REPORT_BYTES = 64 * 1024**2  # the diff comes last: only its own middle can be cut

@@ -1,4 +1,4 @@
-from impasse.infra.sandbox import BoundedOutput
+from impasse.infra.bounded_output import BoundedOutput
 
 
 def test_short_output_is_kept_whole():
