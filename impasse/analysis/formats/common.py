@@ -183,6 +183,20 @@ def verdict_of(steps) -> Ending:
     return next((Ending(a.tool) for s in steps for a in s.actions if a.tool in TERMINAL_ARGUMENT), Ending.UNKNOWN)
 
 
+def named_action(name: str, args) -> Action:
+    """A call of a harness whose tools are named `bash`, `edit` and `write` (pi, Claude Managed Agents):
+    impasse's verdict, a command, an edit by its path and new text under any of their keys, or other."""
+    args = args if isinstance(args, dict) else {"raw": args}
+    if verdict := verdict_action(name, args):
+        return verdict
+    if name == "bash":
+        return Action(Tool.BASH, command=command_of(args))
+    if name in ("edit", "write"):
+        return edit_action(args.get("path") or args.get("file_path"), args.get("newText") or args.get("new_string")
+                           or args.get("new_text") or args.get("content"))
+    return other_action(name, args)
+
+
 def other_action(name: str, arguments) -> Action:
     """A call that is neither a command nor an edit (read, search, browse, plan…): its name and
     input as JSON, so that workaround patterns can still see what it asked for."""

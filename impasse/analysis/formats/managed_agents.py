@@ -14,11 +14,8 @@ from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
     ReplyRuns,
-    command_of,
-    edit_action,
-    other_action,
+    named_action,
     text_of,
-    verdict_action,
     verdict_of,
 )
 from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
@@ -43,18 +40,6 @@ def is_agent_event(record: dict) -> bool:
     return is_managed_event(record) and str(event_of(record)["type"]).startswith(AGENT)
 
 
-def managed_action(name: str, args) -> Action:
-    args = args if isinstance(args, dict) else {"raw": args}
-    if verdict := verdict_action(name, args):
-        return verdict
-    if name == "bash":
-        return Action(Tool.BASH, command=command_of(args))
-    if name in ("write", "edit"):
-        return edit_action(args.get("file_path") or args.get("path"),
-                           args.get("content") or args.get("new_string") or args.get("new_text"))
-    return other_action(name, args)
-
-
 def result_obs(event: dict, action: Action | None) -> Obs:
     """A tool result: its text; a failed one failed with no number (the events keep none), a bash
     command that did not fail exited 0."""
@@ -74,7 +59,7 @@ def managed_steps(records: list[dict]) -> list[NStep]:
             if text := text_of(event.get("content")).strip():
                 runs.say(text)
         elif kind.endswith("tool_use") and kind.startswith(AGENT):
-            runs.call(event.get("id"), managed_action(str(event.get("name", "")), event.get("input")))
+            runs.call(event.get("id"), named_action(str(event.get("name", "")), event.get("input")))
         elif kind.endswith("tool_result") and kind.startswith(AGENT):
             runs.answer(result_obs(event, runs.called(event.get("tool_use_id"))))
         elif kind.startswith(USER):

@@ -14,11 +14,8 @@ from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
     ReplyRuns,
-    command_of,
-    edit_action,
-    other_action,
+    named_action,
     text_of,
-    verdict_action,
     verdict_of,
 )
 from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
@@ -34,18 +31,6 @@ def is_pi_entry(record: dict) -> bool:
         return "cwd" in record and "version" in record
     message = record.get("message")
     return record.get("type") == "message" and isinstance(message, dict) and message.get("role") in ROLES
-
-
-def pi_action(name: str, args) -> Action:
-    args = args if isinstance(args, dict) else {"raw": args}
-    if verdict := verdict_action(name, args):
-        return verdict
-    if name == "bash":
-        return Action(Tool.BASH, command=command_of(args))
-    if name in ("edit", "write"):
-        return edit_action(args.get("path") or args.get("file_path"),
-                           args.get("newText") or args.get("new_string") or args.get("content"))
-    return other_action(name, args)
 
 
 def result_obs(message: dict, action: Action | None) -> Obs:
@@ -78,7 +63,7 @@ def pi_steps(records: list[dict]) -> list[NStep]:
                 if part.get("type") == "text" and part.get("text"):
                     runs.say(str(part["text"]))
                 elif part.get("type") == "toolCall":
-                    runs.call(part.get("id"), pi_action(str(part.get("name", "")), part.get("arguments")))
+                    runs.call(part.get("id"), named_action(str(part.get("name", "")), part.get("arguments")))
         elif role == "toolResult":
             runs.answer(result_obs(message, runs.called(message.get("toolCallId"))))
         elif role == "user":
