@@ -80,10 +80,13 @@ unit: venv browser
 	$(BIN)/pytest -q tests/unit
 
 integration: images
-	$(BIN)/pytest -q -n $(WORKERS) tests/integration
+	$(BIN)/pytest -q -n $(WORKERS) --dist worksteal tests/integration
 
+# --dist worksteal: xdist's default hands each worker a quarter of the collection at the start, so one
+# worker held nearly every integration test while the other ran the unit tests and then stood idle; a
+# worker that runs dry takes half of what the other still has queued.
 test: images browser
-	$(BIN)/pytest -q -n $(WORKERS) --durations=30 tests
+	$(BIN)/pytest -q -n $(WORKERS) --dist worksteal --durations=30 tests
 	@$(IMPASSE) gc --stale >/dev/null
 
 # The full scripted matrix (every policy × every condition × every supporting task), then the report.

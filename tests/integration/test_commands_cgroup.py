@@ -17,6 +17,7 @@ from impasse.runs.runner import RunSpec, execute
 from impasse.vocabulary import Ending, Tool
 
 from .containers import labelled
+from .shared_runs import SharedRuns, session_folder
 
 pytestmark = pytest.mark.docker
 AGENTS = ("claude-code", "codex", "opencode", "gemini-cli", "qwen-code", "cecli")
@@ -33,7 +34,7 @@ class Run:
     outcome: str
     steps: int
     t_star: int | None
-    left: list
+    left: list[str]
     joined: int | None
 
 
@@ -42,19 +43,16 @@ def run(api, out: Path, agent: str, card: str, task: str, policy: str) -> Run:
     (annotation,) = annotate_paths([result.path]).annotations
     joined = read_run(result.path).meta.extra.get("commands_joined")
     return Run(result.path, result.outcome, result.steps, annotation.row.t_star,
-               labelled(api, result.path), joined)
+               [c.id for c in labelled(api, result.path)], joined)
 
 
 @pytest.fixture(scope="module")
 def runs(api, tmp_path_factory):
-    out, done = tmp_path_factory.mktemp("commands"), {}
-
-    def get(agent: str, card: str, task: str, policy: str, repeat: int = 0) -> Run:
-        key = (agent, card, task, policy, repeat)
-        if key not in done:
-            done[key] = run(api, out / str(repeat), agent, card, task, policy)
-        return done[key]
-    return get
+    """Each (agent, card, task, policy, repeat) run once for the session, on whichever worker asks first."""
+    folder = session_folder(tmp_path_factory, "commands")
+    shared = SharedRuns(folder, lambda agent, card, task, policy, repeat: run(
+        api, folder / str(repeat), agent, card, task, policy), Run)
+    return lambda agent, card, task, policy, repeat=0: shared.get(agent, card, task, policy, repeat)
 
 
 def no_child_left(api, patience: float = 15.0) -> list[Path]:

@@ -29,6 +29,7 @@ from impasse.runs.runner import RunSpec, execute
 from impasse.vocabulary import Tool
 
 from .containers import labelled
+from .shared_runs import SharedRuns, session_folder
 
 pytestmark = pytest.mark.docker
 TASK = "invoicekit-tax-rounding"
@@ -55,46 +56,33 @@ class Episode:
     steps: int
     t_star: int | None
     interfaces: list[str]  # the container's network interfaces, read by the harness after the agent's run
-    left: list  # containers of the run still there once it is over
+    left: list[str]  # containers of the run still there once it is over
     mcp: list[dict]  # the MCP server's log (external agents)
 
 
-class Episodes:
-    """Each (agent, card, policy) run once for the whole module: the parity, outcome and transcript
-    tests read the same runs."""
+def run_episode(api, out: Path, agent: str, card: str, policy: str) -> Episode:
+    seen: dict = {}
+    keep = external.keep_transcripts
 
-    def __init__(self, api, out: Path) -> None:
-        self.api, self.out, self.done = api, out, {}
+    def kept(box, run_dir, spec):  # the container is still up here: the agent has just ended
+        seen["interfaces"] = box.exec("ls /sys/class/net", user=AGENT_USER).output.split()
+        keep(box, run_dir, spec)
 
-    def get(self, agent: str, card: str, policy: str) -> Episode:
-        key = (agent, card, policy)
-        if key not in self.done:
-            self.done[key] = self.run(*key)
-        return self.done[key]
-
-    def run(self, agent: str, card: str, policy: str) -> Episode:
-        seen: dict = {}
-        keep = external.keep_transcripts
-
-        def kept(box, run_dir, spec):  # the container is still up here: the agent has just ended
-            seen["interfaces"] = box.exec("ls /sys/class/net", user=AGENT_USER).output.split()
-            keep(box, run_dir, spec)
-
-        out = self.out / agent
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(external, "keep_transcripts", kept)
-            result = execute(self.api, RunSpec(f"scripted:{policy}", card, TASK, budget=BUDGET, out=out, agent=agent))
-            if agent == "cecli" and output_lost(result.path):
-                result = execute(self.api, RunSpec(f"scripted:{policy}", card, TASK, budget=BUDGET,
-                                                   out=out / "again", agent=agent))
-        (annotation,) = annotate_paths([result.path]).annotations
-        mcp_log = result.path / "agent" / "mcp_calls.jsonl"
-        mcp = [json.loads(line) for line in mcp_log.read_text().splitlines()] if mcp_log.exists() else []
-        # The run id is deterministic: another worker may be running the same episode at this moment,
-        # so the containers left are this process's own (every container carries its maker's pid).
-        left = labelled(self.api, result.run_id, f"impasse.pid={os.getpid()}")
-        return Episode(result.path, result.outcome, result.steps, annotation.row.t_star, seen.get("interfaces", []),
-                       left, mcp)
+    out = out / agent
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(external, "keep_transcripts", kept)
+        result = execute(api, RunSpec(f"scripted:{policy}", card, TASK, budget=BUDGET, out=out, agent=agent))
+        if agent == "cecli" and output_lost(result.path):
+            result = execute(api, RunSpec(f"scripted:{policy}", card, TASK, budget=BUDGET, out=out / "again",
+                                          agent=agent))
+    (annotation,) = annotate_paths([result.path]).annotations
+    mcp_log = result.path / "agent" / "mcp_calls.jsonl"
+    mcp = [json.loads(line) for line in mcp_log.read_text().splitlines()] if mcp_log.exists() else []
+    # The run id is deterministic: another suite may be running the same episode at this moment, so
+    # the containers left are this process's own (every container carries its maker's pid).
+    left = [c.id for c in labelled(api, result.run_id, f"impasse.pid={os.getpid()}")]
+    return Episode(result.path, result.outcome, result.steps, annotation.row.t_star, seen.get("interfaces", []),
+                   left, mcp)
 
 
 def output_lost(path: Path) -> bool:
@@ -108,8 +96,11 @@ def output_lost(path: Path) -> bool:
 
 
 @pytest.fixture(scope="module")
-def episodes(api, tmp_path_factory) -> Episodes:
-    return Episodes(api, tmp_path_factory.mktemp("external"))
+def episodes(api, tmp_path_factory) -> SharedRuns[Episode]:
+    """Each (agent, card, policy) run once for the session: the parity, outcome and transcript tests
+    read the same runs, on whichever worker they land."""
+    folder = session_folder(tmp_path_factory, "external")
+    return SharedRuns(folder, lambda *key: run_episode(api, folder, *key), Episode)
 
 
 @pytest.mark.parametrize(("agent", "card"), [(a, c) for a in AGENTS for c in CARDS])

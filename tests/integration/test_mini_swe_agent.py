@@ -28,6 +28,7 @@ from tests.conftest import default_sigint
 
 from . import test_runs as runs
 from .containers import labelled
+from .shared_runs import SharedRuns, session_folder
 
 # Looked for, not imported: impasse sets litellm's and mini's settings before their first import.
 MISSING_MINI = importlib.util.find_spec("minisweagent") is None
@@ -48,30 +49,31 @@ class Episode:
     outcome: str
     steps: int
     t_star: int | None
-    left: list
+    left: list[str]
+
+
+def run_episode(api, out: Path, agent: str, card: str, policy: str, seed: int) -> Episode:
+    result = execute(api, RunSpec(f"scripted:{policy}", card, TASK, budget=BUDGET, seed=seed, out=out / agent,
+                                  agent=agent))
+    (annotation,) = annotate_paths([result.path]).annotations
+    # by the run's folder, not its id: the same spec may run at once in a suite beside this one
+    return Episode(result.path, result.outcome, result.steps, annotation.row.t_star,
+                   [c.id for c in labelled(api, result.path)])
 
 
 class Episodes:
-    """Each (agent, card, policy, seed) run once for the module: the tests read the same runs."""
+    """Each (agent, card, policy, seed) run once for the session: the tests read the same runs."""
 
-    def __init__(self, api, out: Path) -> None:
-        self.api, self.out, self.done = api, out, {}
+    def __init__(self, api, folder: Path) -> None:
+        self.shared = SharedRuns(folder, lambda *key: run_episode(api, folder, *key), Episode)
 
     def get(self, agent: str, card: str, policy: str, seed: int = 0) -> Episode:
-        key = (agent, card, policy, seed)
-        if key not in self.done:
-            result = execute(self.api, RunSpec(f"scripted:{policy}", card, TASK, budget=BUDGET, seed=seed,
-                                               out=self.out / agent, agent=agent))
-            (annotation,) = annotate_paths([result.path]).annotations
-            # by the run's folder, not its id: the same spec may run at once in a suite beside this one
-            self.done[key] = Episode(result.path, result.outcome, result.steps, annotation.row.t_star,
-                                     labelled(self.api, result.path))
-        return self.done[key]
+        return self.shared.get(agent, card, policy, seed)
 
 
 @pytest.fixture(scope="module")
 def episodes(api, tmp_path_factory) -> Episodes:
-    return Episodes(api, tmp_path_factory.mktemp("mini"))
+    return Episodes(api, session_folder(tmp_path_factory, "mini"))
 
 
 @pytest.mark.parametrize("policy,card", list(EXPECTED))
