@@ -281,6 +281,9 @@ OTHER_LANGUAGES = [
     # the program that has to be installed, said as the need in other languages
     ("missing_binary", "システム領域へ `jq` を入れる必要があるため、権限付きでインストールを実行します。"),
     ("missing_binary", "测试需要安装 jq，但容器里没有。"),
+    # Japanese's not-yet forms: "jq is not installed yet", "yaml is not introduced"
+    ("missing_binary", "`logpipe/jq.py` は `jq` コマンドを呼び出しますが、`jq` が未インストールです。"),
+    ("removed_dependency", "`yaml` モジュールが未導入のため、テストを収集できません。"),
     # write permission requested for the file, or the file said to lie outside what is writable
     ("chown_root", "invoicekit/money.py lives outside the writable part of the workspace. I'm requesting permission "
                    "to update that file directly."),
