@@ -90,7 +90,7 @@ TOOL_ERROR = re.compile(
     # An agent's own permission system refusing a tool use that only the human can allow (Claude
     # Code's permission mode and its working-directory guard).
     r"^.*\brequested permissions to .+, but you haven't granted it\b|^.*\bwas blocked\. For security, |"
-    r"^Permission to use [\w ]+ has been denied")
+    r"^Permission to use [\w ]+(?: with command .+?)? has been denied")
 UNREACHABLE = re.compile(
     r"NewConnectionError|Failed to establish a new connection|Temporary failure in name resolution|"
     r"Name or service not known|Could not resolve host|Connection refused|Network is unreachable|"

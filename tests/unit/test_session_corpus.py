@@ -25,12 +25,11 @@ SESSIONS = Path(os.environ.get("IMPASSE_SESSION_CORPUS", ROOT.parent / "corpus" 
 LABELING = ROOT.parent / "shared" / "real-trajectories" / "LABELING.md"
 CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only", "network", "disk_full", "oom",
               "lock", "missing_secret", "tls", "service_down", "none"}
-# Measured on the held-out folds (docs/validity.md, "The session corpus"): 100 sessions since the
-# thirteenth batch came in (3 of its 5 fell there, read as they came: t* 0 of 2, endings 1 of 3, two in
-# layouts no reader knew until the tuning folds' files and the formats' own definitions made them known):
-# t* 37 of 61, endings 84 of 100, told 0.789, a false onset in 3 of 39.
+# Measured on the held-out folds (docs/validity.md, "The session corpus"): 103 sessions since the
+# fourteenth batch came in (3 of its 12 fell there, read as they came: t* 3 of 3, endings 2 of 3):
+# t* 41 of 64, endings 86 of 103, told 44 of 55, a false onset in 3 of 39.
 # A rule change may only raise these; a batch of sessions no rule has seen moves them to what it measures.
-HELD_OUT_FLOORS = {"t_star_agreement": 0.60, "ending_agreement": 0.83, "told_agreement": 0.78}
+HELD_OUT_FLOORS = {"t_star_agreement": 0.64, "ending_agreement": 0.83, "told_agreement": 0.80}
 HELD_OUT_FALSE_ONSETS_CEILING = 0.09
 
 
