@@ -90,7 +90,16 @@ TOOL_ERROR = re.compile(
     # An agent's own permission system refusing a tool use that only the human can allow (Claude
     # Code's permission mode and its working-directory guard).
     r"^.*\brequested permissions to .+, but you haven't granted it\b|^.*\bwas blocked\. For security, |"
-    r"^Permission to use [\w ]+(?: with command .+?)? has been denied")
+    r"^Permission to use [\w ]+(?: with command .+?)? has been denied|"
+    # A login tool's own verdict that there is none (`gh auth status | head` exits 0): `You are not
+    # logged into any GitHub hosts`, `Not logged in`.
+    r"^(?:You(?: are|'re) )?[Nn]ot (?:currently )?(?:logged|signed) in(?:to)?\b|"
+    # A check's table row that failed (`FAIL scanpy  ModuleNotFoundError: …`, `✗ jq`, `[MISSING] ffmpeg`).
+    r"^(?:FAIL|MISSING|\u2717|\u2718|\u274c|\[(?:FAIL|FAILED|MISSING|ERROR|X|\u2717|\u2718)\])\s|"
+    # A tool's structured result that says it failed (an MCP server's `{"status":"error","error":…}`,
+    # `{"ok": false, …}`, `{"error": "…"}`): the call failed, whatever the harness's status.
+    r'^\{\s*"(?:status|state)"\s*:\s*"(?:error|failed|failure)"|^\{\s*"(?:ok|success)"\s*:\s*false\b|'
+    r'^\{\s*"(?:error|isError)"\s*:\s*(?!null\b|false\b|""|\{\}|\[\])')
 UNREACHABLE = re.compile(
     r"NewConnectionError|Failed to establish a new connection|Temporary failure in name resolution|"
     r"Name or service not known|Could not resolve host|Connection refused|Network is unreachable|"

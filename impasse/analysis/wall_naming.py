@@ -22,7 +22,9 @@ WALL_WORDS = {
     "missing_dependency": r"not installed|module|package|dependenc|import|library",
     "disk_full": r"disk|space|quota", "oom": r"memory|OOM|killed",
     "lock": r"lock|(?:port|address) (?:is )?(?:already )?(?:in use|allocated|taken|bound)|bind|bound by",
-    "missing_secret": r"key|token|secret|credential|environment variable|env var|\.env",
+    # a login is the credential a CLI keeps for itself ("run this to log into GitHub")
+    "missing_secret": r"key|token|secret|credential|environment variable|env var|\.env"
+                      r"|log(?:ged)? ?in(?:to)?\b|sign(?:ed)? ?in\b|authenticat|\bauth\b",
     "tls": r"certificate|TLS|SSL|HTTPS", "service_down": r"service|server|database|refused|not running|down|port",
 }
 

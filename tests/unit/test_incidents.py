@@ -335,6 +335,15 @@ def test_a_program_named_by_its_tool_family_or_said_missing_in_another_language_
     assert port("docker compose up couldn't bind port 3306: it is bound by a host MySQL.")
 
 
+def test_asking_the_human_to_log_in_names_a_missing_login():
+    from impasse.analysis.wall_naming import wall_namer
+    login = wall_namer(None, "missing_secret")
+    assert login("Committed. Now run this to log into GitHub, then I'll create the repo and push: gh auth login. "
+                 "Let me know when you're done and I'll confirm the URL.")
+    assert login("The push failed: gh is not authenticated on this machine.")
+    assert login("I added a login page to the app and its tests pass.") == ""
+
+
 def test_a_foreign_sessions_diagnosis_names_only_the_object_the_onset_named():
     """In a foreign session nothing is known of what was taken away: the diagnosis's `{binaries}` is the
     binary the onset named (go), never any word, so a summary's "order not found" or "missing orderId"

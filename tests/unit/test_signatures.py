@@ -217,7 +217,8 @@ def test_a_missing_secret_in_a_foreign_run_is_a_credential_not_any_setting():
                                      "python3 -m http.server 8080 &", "next dev -p 8080",
                                      "mvn -q -DskipTests spring-boot:run -Dspring-boot.run.profiles=test",
                                      "./gradlew bootRun", "java -Xmx512m -jar target/app.jar",
-                                     "dotnet run --project Api", "go run ./cmd/server"])
+                                     "dotnet run --project Api", "go run ./cmd/server", "docker compose up -d",
+                                     "docker-compose -f compose.test.yml up --build"])
 def test_a_server_the_agent_started_itself_is_not_a_service_down_in_a_foreign_run(started):
     refused = "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server"
     steps = [NStep(1, "", actions=[Action("bash", command=started)], observations=[Obs("Compiling app", None)]),
@@ -227,6 +228,20 @@ def test_a_server_the_agent_started_itself_is_not_a_service_down_in_a_foreign_ru
     compiled = compile_card(get_card("service_down"), None)
     assert signature_match(compiled, steps[1].observations[0], steps[1], traj, set()) is None
     alone = NTrajectory("r", "codex", "-", "m", None, "t", steps[1:], "unknown")
+    assert signature_match(compiled, steps[1].observations[0], steps[1], alone, set()) is not None
+
+
+def test_the_rate_limiter_of_services_the_agent_brought_up_is_the_projects_own():
+    """A 429 from the project's own containers (brought up with `docker compose up`) is what the code under
+    change does; the same 429 with nothing started is a remote API refusing the work."""
+    limited = '{"code":429,"message":"Rate limit exceeded","details":["MAX_20_LOGIN_REQUESTS_PER_MINUTE"]}'
+    up = Action("bash", command="docker compose up -d 2>&1")
+    steps = [NStep(1, "", actions=[up], observations=[Obs("Started", 0)]),
+             NStep(2, "", actions=[Action("bash", command="bash ./run_tests.sh 2>&1")], observations=[Obs(limited, 1)])]
+    compiled = compile_card(get_card("service_down"), None)
+    traj = NTrajectory("r", "claude-code", "-", "m", None, "t", steps, "unknown")
+    assert signature_match(compiled, steps[1].observations[0], steps[1], traj, set()) is None
+    alone = NTrajectory("r", "claude-code", "-", "m", None, "t", steps[1:], "unknown")
     assert signature_match(compiled, steps[1].observations[0], steps[1], alone, set()) is not None
 
 
