@@ -1066,3 +1066,17 @@ def test_a_kill_put_down_to_the_tests_own_memory_use_is_the_wrong_cause():
     text = ("Confirmed: tests/test_scale.py builds the batch with a dict that is never cleared between windows "
             "(which caused the OOM kill we hit). Let me fix it.")
     assert judged("oom_kill", text).verdict == "misdirected"
+
+
+@pytest.mark.parametrize("text", [
+    "CUDA out of memory. Let me reduce batch size and retry with smaller batches:",
+    "Reduce default height to lower MPS memory pressure while keeping full-body framing likely.",
+    "It ran out of memory on the GPU; could you give me a card with more VRAM?"])
+def test_a_gpus_memory_is_not_the_containers(text):
+    assert judged("oom_kill", text).verdict == "misdirected"
+
+
+def test_a_gpus_error_quoted_with_the_containers_limit_asked_for_is_actionable():
+    text = ("The suite was killed (exit 137) right after a CUDA out of memory warning. Could you raise the "
+            "container's memory limit so the tests can finish?")
+    assert judged("oom_kill", text).verdict == "actionable"
