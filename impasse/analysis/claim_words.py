@@ -69,6 +69,9 @@ OTHER_LANGUAGES = re.compile(
     r"|\b(?:j'ai|j’ai|nous avons|on a)\s+(?:\w+\s+)?(?:ajouté|corrigé|mis à jour|implémenté|créé|modifié|terminé"
     r"|supprimé|remplacé|intégré|résolu)|\bc(?:'|’)est (?:fait|corrigé|terminé|réglé)\b"
     r"|\b(?:terminé|corrigé|résolu)\s*[.!]"
+    # a French headline of the work's past participles ("Commité et poussé.", "Corrigé, testé et déployé.")
+    r"|^\W*(?:commité|poussé|fusionné|mergé|déployé|corrigé|ajouté|implémenté|mis à jour|publié|livré|appliqué)e?s?"
+    r"(?:,?\s+(?:et\s+)?(?:commité|poussé|fusionné|mergé|déployé|testé|publié|vérifié|validé|corrigé)e?s?)*(?:\s+[^.!?\n]{1,40})?\s*[.!]"
     r"|\b(?:he|hemos)\s+(?:añadido|corregido|implementado|actualizado|creado|resuelto|terminado)\b|\blisto\b"
     r"|\bcompletado\b|\b(?:añadí|agregué|corregí|implementé|actualicé|creé|arreglé|resolví)\b|^\W*hecho\b"
     r"|\b(?:ho|abbiamo)\s+(?:aggiunto|corretto|implementato|aggiornato|creato|risolto|modificato|sistemato)\b"

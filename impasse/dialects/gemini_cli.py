@@ -60,4 +60,6 @@ def status_of(value: str | None) -> int | None:
 DISPLAYED_STATUS = re.compile(r"\ACommand exited with code: (-?\d+)\s*\Z")
 DISPLAYED_FAILURE = re.compile(r"\ACommand (?:terminated by signal: \S+|failed: .+)\s*\Z", re.S)
 DISPLAYED_CANCEL = "Command cancelled by user."
+# Its own `info` record when the human pressed Esc on a request still being answered
+REQUEST_CANCELLED = "Request cancelled."
 

@@ -244,6 +244,17 @@ def test_gemini_facts_tokens_a_human_prompt_and_an_error_at_the_end(tmp_path):
     assert t.log.stop == "usage_limit" and t.log.stop_line.startswith("[API Error: You have exhausted")
 
 
+def test_gemini_cancelling_the_request_after_the_last_reply_is_the_human_interrupting(tmp_path):
+    asked = {**gemini("m1", "Which of the two toggles should stay global?"), "timestamp": "2026-01-01T00:00:00Z"}
+    answer = {"id": "u1", "type": "user", "timestamp": "2026-01-01T00:01:00Z", "content": [{"text": "the chevrons"}]}
+    cancel = {"id": "i1", "type": "info", "timestamp": "2026-01-01T00:01:30Z", "content": "Request cancelled."}
+    login = {"id": "i2", "type": "info", "timestamp": "2026-01-01T00:01:40Z", "content": "Authentication succeeded\n"}
+    t = load_foreign(write_lines(tmp_path / "g.jsonl", [HEADER, asked, answer, cancel, login]))
+    assert (t.log.stop, t.log.stop_line) == ("interrupted", "Request cancelled.")
+    went_on = [HEADER, asked, answer, cancel, gemini("m2", "Done: the chevrons toggle.")]
+    assert load_foreign(write_lines(tmp_path / "a.jsonl", went_on)).log.stop == ""  # a reply after the cancel
+
+
 def test_qwen_facts_sum_a_replys_records_and_mark_the_human_turn(tmp_path):
     usage = {"promptTokenCount": 50, "candidatesTokenCount": 9, "thoughtsTokenCount": 4, "cachedContentTokenCount": 8}
     t = load_foreign(write_lines(tmp_path / "q.jsonl", [

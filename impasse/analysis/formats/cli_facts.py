@@ -17,6 +17,7 @@ from impasse.analysis.formats.qwen_code import is_qwen_record
 from impasse.analysis.formats.session_facts import failure_stop, first_line, stamp, summed
 from impasse.analysis.session_log import INTERRUPTED, SessionLog, StepFacts
 from impasse.dialects.failures import Failure, failure_of
+from impasse.dialects.gemini_cli import REQUEST_CANCELLED
 
 
 def count(value) -> int:
@@ -62,6 +63,8 @@ def gemini_log(records: list[dict]) -> SessionLog:
             log.steps[-1].human_after = True
         elif kind == "error" and log.steps and about_the_model(text := text_of(message.get("content"))):
             log.stop, log.stop_line = failure_stop(text), first_line(text)
+        elif kind == "info" and log.steps and text_of(message.get("content")).strip() == REQUEST_CANCELLED:
+            log.stop, log.stop_line = INTERRUPTED, REQUEST_CANCELLED  # the human stopped the reply to come
     stamps = [stamp(m.get("timestamp")) for m in messages] + [stamp(meta.get("lastUpdated"))]
     log.ended_at = max((s for s in stamps if s is not None), default=None)
     return log
