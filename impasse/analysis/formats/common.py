@@ -183,18 +183,24 @@ def verdict_of(steps) -> Ending:
     return next((Ending(a.tool) for s in steps for a in s.actions if a.tool in TERMINAL_ARGUMENT), Ending.UNKNOWN)
 
 
-def named_action(name: str, args) -> Action:
-    """A call of a harness whose tools are named `bash`, `edit` and `write` (pi, Claude Managed Agents):
-    impasse's verdict, a command, an edit by its path and new text under any of their keys, or other."""
+def named_action(name: str, args, edits: tuple[str, ...] = ("edit", "write"),
+                 paths: tuple[str, ...] = ("path", "file_path"),
+                 texts: tuple[str, ...] = ("newText", "new_string", "new_text", "content")) -> Action:
+    """A call of a harness whose tools are named `bash` and, for edits, `edits` (pi's and Claude Managed
+    Agents' `edit` and `write`; Copilot CLI's `edit` and `create`): impasse's verdict, a command, an
+    edit by its path and new text under the first of their keys it has, or other."""
     args = args if isinstance(args, dict) else {"raw": args}
     if verdict := verdict_action(name, args):
         return verdict
     if name == "bash":
         return Action(Tool.BASH, command=command_of(args))
-    if name in ("edit", "write"):
-        return edit_action(args.get("path") or args.get("file_path"), args.get("newText") or args.get("new_string")
-                           or args.get("new_text") or args.get("content"))
+    if name in edits:
+        return edit_action(first_given(args, paths), first_given(args, texts))
     return other_action(name, args)
+
+
+def first_given(args: dict, keys: tuple[str, ...]):
+    return next((args[key] for key in keys if args.get(key) is not None), None)
 
 
 def other_action(name: str, arguments) -> Action:

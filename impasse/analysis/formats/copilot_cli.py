@@ -13,11 +13,8 @@ from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
     ReplyRuns,
-    command_of,
-    edit_action,
-    other_action,
+    named_action,
     text_of,
-    verdict_action,
     verdict_of,
 )
 from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
@@ -39,14 +36,7 @@ def is_copilot_event(record: dict) -> bool:
 
 
 def copilot_action(name: str, args) -> Action:
-    args = args if isinstance(args, dict) else {"raw": args}
-    if verdict := verdict_action(name, args):
-        return verdict
-    if name == "bash":
-        return Action(Tool.BASH, command=command_of(args))
-    if name in ("edit", "create"):
-        return edit_action(args.get("path"), args.get("new_str", args.get("file_text")))
-    return other_action(name, args)
+    return named_action(name, args, edits=("edit", "create"), paths=("path",), texts=("new_str", "file_text"))
 
 
 def result_obs(data: dict, action: Action | None) -> Obs:
