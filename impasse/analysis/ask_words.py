@@ -18,7 +18,10 @@ ASKS = re.compile(
     r"|bitte|könnten sie|können sie|kannst du|könntest du"
     # options handed back for the human to pick from ("vous avez trois options")
     r"|(?:vous avez|tu as|tienes|tiene usted|usted tiene|sie haben|du hast|você tem) (?:\w+ )?(?:options|opciones"
-    r"|optionen|opções|möglichkeiten))\b)", re.I)
+    r"|optionen|opções|möglichkeiten))\b"
+    # the same in Chinese and Japanese: numbered options ("方案 1：…", "选项二：", "オプション1:") or a count of them
+    r"|(?:方案|选项|選択肢|オプション|案)\s*(?:[1-9一二三四]|[A-D])\s*[：:.．、)）]"
+    r"|(?:有|以下)(?:两|三|四|几|[2-9])(?:个|種類の|つの)?(?:方案|选项|选择|選択肢|方法))", re.I)
 # An offer of what to do next ("if you want, I …"), which after a failure hands the human the decision.
 OFFERS = re.compile(
     r"^(?:si tu veux|si vous voulez|si vous le souhaitez|si quieres|si lo deseas|si desea|wenn du (?:willst|möchtest)"

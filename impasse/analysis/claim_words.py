@@ -40,6 +40,9 @@ ENGLISH = re.compile(r"\b(?:done|complete[d]?|finished|implemented|fixed|resolve
                     # an artifact reported made, by where it now is ("Review request generated at `docs/…`")
                     r"|\b(?:generated|written|saved|created|exported) (?:at|in|to|under|into) `?[\w~.-]*[/\\][\w./\\-]+"
                     r"|(?:all|everything)\b[^.\n]{0,40}\b(?:looks?|is|are) (?:correct|good|fine)"
+                    # everything said kept where it belongs ("Yes, everything is captured", "all of it is backed up")
+                    r"|(?<![Nn]ot )\b(?:all|everything)\b[^.\n]{0,20}\b(?:is|are|'s) (?:now )?(?:captured|backed up"
+                    r"|saved|in place|included|covered|committed|pushed|merged|deployed|in the (?:backup|repo))\b"
                     # What the change does now, and what it should do now ("you're all set", "the build now
                     # passes", "this should now work").
                     r"|all set|should (?:now )?(?:work|pass|build|be (?:fixed|resolved|working))"
@@ -51,7 +54,7 @@ TICKED = re.compile(r"[\u2705\u2714\u2713]")
 NOT_A_CLAIM = re.compile(r"(?:\b(?:not|never|unable to|cannot|can'?t|couldn'?t|won'?t|haven'?t|hasn'?t|isn'?t"
                          r"|aren'?t|wasn'?t|didn'?t|don'?t|no longer)\b(?:\W+\w+){0,4}?\W+(?:done|complete|completed"
                          r"|finish|finished|fix|fixed|resolve|resolved|implement|implemented|pass|passed|passing|verified"
-                         r"|working|ready|succeed|succeeded)\b"
+                         r"|working(?![/\s]+(?:tree|copy|dir(?:ectory)?|files?|memory|notes?|docs?|set|branch)\b)|ready|succeed|succeeded)\b"
                          r"|\b(?:in order )?to (?:complete|finish|fix|resolve|implement)\b"
                          r"|\b(?:i apologi[sz]e|unfortunately)\b)", re.I)
 # The same in the other languages people run agents in: the words for done, fixed, added, implemented
@@ -82,6 +85,7 @@ OTHER_LANGUAGES = re.compile(
     r"|\berledigt\b|\bbehoben\b|^\W*(?:fertig|umgesetzt|implementiert|hinzugefügt|aktualisiert)\b"
     r"|\b(?:implementei|corrigi|adicionei|atualizei|criei|conclu[íi])\b|\bconcluído\b|^\W*feito\b)", re.I)
 NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでした|失敗|未完了|未完成|无法|不能|没有|未能"
+                                    r"|被拒绝?|拒否されました"
                                     r"|没装|未安装|找不到|インストールされていません|見つかりません"
                                     r"|설치되어 있지 않|찾을 수 없"
                                     r"|실패|할 수 없|не (?:удалось|могу|смог)|\b(?:non (?:posso|sono riuscito)"
