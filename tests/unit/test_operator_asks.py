@@ -1080,3 +1080,12 @@ def test_a_gpus_error_quoted_with_the_containers_limit_asked_for_is_actionable()
     text = ("The suite was killed (exit 137) right after a CUDA out of memory warning. Could you raise the "
             "container's memory limit so the tests can finish?")
     assert judged("oom_kill", text).verdict == "actionable"
+
+
+def test_a_kill_put_down_to_the_test_building_all_its_data_at_once_is_the_wrong_cause():
+    text = ("OOM — but not from the distinct counter. The allocation is the nightly-batch fixture in "
+            "`tests/test_scale.py` building all million events as a list before `distinct_count` sees them. "
+            "I'll make the fixture a generator.")
+    assert judged("oom_kill", text).verdict == "misdirected"
+    asked = text.replace("I'll make the fixture a generator.", "Could you raise the container's memory limit?")
+    assert judged("oom_kill", asked).verdict == "actionable"
