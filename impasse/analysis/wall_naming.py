@@ -65,8 +65,10 @@ def wall_namer(compiled: CompiledCard | None, category: str | None, names: tuple
                 return prose[prose.rfind("\n", 0, found.start()) + 1:].split("\n", 1)[0].strip()[:200]
         said = next((s[:200] for s in sentences(prose)
                      if any(f.search(s) for f in failed) and subject.search(s)), "")
-        ask = "" if said else ask_in(text)
-        return said or (ask if ask and subject.search(text) else "")
+        if said or not ask_in(text):
+            return said
+        # an ask in a message that names the wall: the line shown is the one naming it
+        return next((s[:200] for s in sentences(prose) if subject.search(s)), "")
     return names
 
 

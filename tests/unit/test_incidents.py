@@ -342,6 +342,8 @@ def test_asking_the_human_to_log_in_names_a_missing_login():
                  "Let me know when you're done and I'll confirm the URL.")
     assert login("The push failed: gh is not authenticated on this machine.")
     assert login("I added a login page to the app and its tests pass.") == ""
+    # the line shown is the one that names the wall, not the ask after it
+    assert login("Now run this to log into GitHub: gh auth login. Let me know when you're done.").startswith("Now run")
 
 
 def test_a_foreign_sessions_diagnosis_names_only_the_object_the_onset_named():
