@@ -85,7 +85,7 @@ OTHER_LANGUAGES = re.compile(
     r"|\berledigt\b|\bbehoben\b|^\W*(?:fertig|umgesetzt|implementiert|hinzugefügt|aktualisiert)\b"
     r"|\b(?:implementei|corrigi|adicionei|atualizei|criei|conclu[íi])\b|\bconcluído\b|^\W*feito\b)", re.I)
 NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでした|失敗|未完了|未完成|无法|不能|没有|未能"
-                                    r"|被拒绝?|拒否されました"
+                                    r"|被拒绝?|拒否されました|失败|超时|超時|タイムアウト"
                                     r"|没装|未安装|找不到|インストールされていません|見つかりません"
                                     r"|설치되어 있지 않|찾을 수 없"
                                     r"|실패|할 수 없|не (?:удалось|могу|смог)|\b(?:non (?:posso|sono riuscito)"

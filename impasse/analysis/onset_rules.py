@@ -94,8 +94,11 @@ TOOL_ERROR = re.compile(
     # A login tool's own verdict that there is none (`gh auth status | head` exits 0): `You are not
     # logged into any GitHub hosts`, `Not logged in`.
     r"^(?:You(?: are|'re) )?[Nn]ot (?:currently )?(?:logged|signed) in(?:to)?\b|"
+    # … or its instruction to log in first (`To get started with GitHub CLI, please run:  gh auth login`)
+    r"^(?:To get started with [^,\n]+, )?[Pp]lease run:?\s+['`\"]?[\w.-]+(?: auth)? login\b|"
     # A check's table row that failed (`FAIL scanpy  ModuleNotFoundError: …`, `✗ jq`, `[MISSING] ffmpeg`).
-    r"^(?:FAIL|MISSING|\u2717|\u2718|\u274c|\[(?:FAIL|FAILED|MISSING|ERROR|X|\u2717|\u2718)\])\s|"
+    # A CLI's own error glyph before its message (Next.js's `⨯ Unable to acquire lock …`, ESLint's `✖`).
+    r"^(?:FAIL|MISSING|\u2717|\u2718|\u274c|\u2a2f|\u2716|\[(?:FAIL|FAILED|MISSING|ERROR|X|\u2717|\u2718)\])\s|"
     # A tool's structured result that says it failed (an MCP server's `{"status":"error","error":…}`,
     # `{"ok": false, …}`, `{"error": "…"}`): the call failed, whatever the harness's status.
     r'^\{\s*"(?:status|state)"\s*:\s*"(?:error|failed|failure)"|^\{\s*"(?:ok|success)"\s*:\s*false\b|'

@@ -17,7 +17,8 @@ WALL_WORDS = {
     "permission": r"permission|sandbox|not permitted|access denied|(?:write|read) access|access to|EACCES|EPERM"
                   r"|owned by root|approval",
     "read_only": r"read-only|read only|sandbox|not writable",
-    "network": r"network|offline|internet|DNS|resolve|unreachable|connect|proxy|registry|download",
+    "network": r"network|offline|internet|DNS|resolve|unreachable|connect|proxy|registry|download"
+               r"|网络|網路|ネットワーク|네트워크|代理|プロキシ",  # the same in Chinese, Japanese and Korean
     "missing_binary": r"not installed|not found|no such|command|binary|executable|not available|PATH",
     "missing_dependency": r"not installed|module|package|dependenc|import|library",
     "disk_full": r"disk|space|quota", "oom": r"memory|OOM|killed",
@@ -54,9 +55,9 @@ def wall_namer(compiled: CompiledCard | None, category: str | None, names: tuple
     subject = re.compile("|".join(as_word(n) for n in names) if names else WALL_WORDS.get(category or "", "")
                          or r"(?!)", re.I)
     # "missing" says a named object is absent ("jq is missing"); beside a kind's words alone it is as
-    # often the code's ("missing fields", "was missing") as the environment's. Beside the named
-    # program, other languages' words for it failing count too ("Rust 工具链没装").
-    failed = (UNABLE, NOT_IN_OTHER_LANGUAGES) if names else (UNABLE_UNNAMED,)
+    # often the code's ("missing fields", "was missing") as the environment's. Other languages' words for
+    # failing count too, beside the named program ("Rust 工具链没装") or the kind ("网络连接超时").
+    failed = (UNABLE, NOT_IN_OTHER_LANGUAGES) if names else (UNABLE_UNNAMED, NOT_IN_OTHER_LANGUAGES)
 
     def names(text: str) -> str:
         prose = TABLE_ROWS.sub("", text)  # a table's rows are data, in the diagnosis's reading too

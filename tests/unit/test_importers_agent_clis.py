@@ -84,6 +84,18 @@ def test_a_torn_line_before_the_last_is_an_error_naming_it(tmp_path):
         load_foreign(path)
 
 
+def test_a_records_tail_on_a_line_of_its_own_is_left_out_with_a_warning_but_many_are_no_log(tmp_path):
+    lines = (TRANSCRIPTS / "qwen-code-session-fail.jsonl").read_text().splitlines(keepends=True)
+    whole = load_foreign(TRANSCRIPTS / "qwen-code-session-fail.jsonl")
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(lines[:3]) + 'ng, then the tests.","tool_calls":[]}\n' + "".join(lines[3:]))
+    t = load_foreign(path)
+    assert t.length == whole.length and len(t.problems) == 1 and "q.jsonl:4: a torn record's tail" in t.problems[0]
+    path.write_text("".join(line + "tail of a record\n" for line in lines))  # half the lines no record
+    with pytest.raises(ImportProblem, match="q.jsonl:2: invalid JSON line"):
+        load_foreign(path)
+
+
 def test_the_folder_walk_takes_the_transcripts_but_not_their_provenance():
     found = sorted(p.name for p, _ in discover([TRANSCRIPTS]))
     assert found == sorted([*(r[0] for r in REAL), "cecli-session-fail.json", "cecli-session-ok.json"])

@@ -346,6 +346,13 @@ def test_asking_the_human_to_log_in_names_a_missing_login():
     assert login("Now run this to log into GitHub: gh auth login. Let me know when you're done.").startswith("Now run")
 
 
+def test_the_walls_kind_said_failing_in_chinese_names_it():
+    from impasse.analysis.wall_naming import wall_namer
+    network = wall_namer(None, "network")
+    assert network("⚠️ 当前网络连接 wttr.in 服务超时（SSL握手失败），请检查网络或代理设置。")
+    assert network("网络请求已经完成，天气数据正常。") == ""
+
+
 def test_a_foreign_sessions_diagnosis_names_only_the_object_the_onset_named():
     """In a foreign session nothing is known of what was taken away: the diagnosis's `{binaries}` is the
     binary the onset named (go), never any word, so a summary's "order not found" or "missing orderId"

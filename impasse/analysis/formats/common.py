@@ -56,14 +56,20 @@ def tool_kind(name: str, arguments=None) -> str:
     return KIND_OF_TOOL.get(key, OTHER)
 
 
+MOST_LINES_WHOLE = 20  # more than one torn tail in 20 lines (or in a shorter file) is no JSON Lines log
+
+
 class ImportProblem(ValueError):
     """A file that is not in the format it was said (or guessed) to be in."""
 
 
 def read_jsonl(text: str, path: Path) -> tuple[list[dict], list[str]]:
-    """The JSON objects of a JSON Lines file, and a warning for a torn last line (a session still
-    being written); any other line that is not a JSON object is an error naming its line."""
+    """The JSON objects of a JSON Lines file, and a warning for each torn line left out: the last one
+    (a session still being written) and a few others that are a record's tail, not a record (the log
+    cut or a record split where it was copied: a line that does not begin as an object does); any
+    other line that is not a JSON object is an error naming its line."""
     lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    tails = sum(not line.lstrip().startswith("{") for _, line in lines)
     records, problems = [], []
     for n, line in lines:
         try:
@@ -71,6 +77,9 @@ def read_jsonl(text: str, path: Path) -> tuple[list[dict], list[str]]:
         except json.JSONDecodeError as err:
             if n == lines[-1][0] and len(lines) > 1:
                 problems.append(f"{path}:{n}: torn last line left out ({err.msg})")
+                continue
+            if not line.lstrip().startswith("{") and tails <= max(1, len(lines) // MOST_LINES_WHOLE):
+                problems.append(f"{path}:{n}: a torn record's tail left out ({err.msg})")
                 continue
             if (record := with_stray_backslashes(line)) is None:
                 raise ImportProblem(f"{path}:{n}: invalid JSON line ({err.msg})") from None
