@@ -23,7 +23,8 @@ from pathlib import Path
 
 import docker
 
-from impasse.analysis.onset_rules import is_failure_line, is_listing
+from impasse.analysis.failure_lines import is_failure_line
+from impasse.analysis.onset_rules import is_listing
 from impasse.catalog.cards import get_card
 from impasse.catalog.conditions import make_condition
 from impasse.catalog.generated_tasks import find_task

@@ -4,8 +4,9 @@ counts however the command exited, a benign warning or quoted text never does.""
 import pytest
 
 from impasse.analysis.compiled_card import compile_card
+from impasse.analysis.failure_lines import is_failure_line
 from impasse.analysis.normal_form import COMMAND, LIST, READ, Action, NStep, NTrajectory, Obs
-from impasse.analysis.onset_rules import absent_by_probe, is_failure_line, is_listing, line_counts
+from impasse.analysis.onset_rules import absent_by_probe, is_listing, line_counts
 from impasse.analysis.onsets import signature_match, step_onset
 from impasse.catalog.cards import get_card
 

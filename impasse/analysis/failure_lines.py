@@ -1,0 +1,108 @@
+"""What a tool prints when it failed: the lines that report a failure whatever the command's exit status
+says (onset_rules.py rule 2). An exception's last line, a tool's own error line in each shell's, platform's
+and runtime's words, a compiler's diagnostic, a client that cannot reach what it needs; a warning is none,
+but for one that names an unreachable resource."""
+
+from __future__ import annotations
+
+import re
+
+EXCEPTION_NAME = (r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Missing|Refused|Denied|Failed|Failure|"
+                  r"NotFound|Unavailable|Timeout|Invalid|Expired|Interrupt)\w*")
+# Java chains the cause under `Caused by: `: the line names the exception all the same.
+EXCEPTION_LINE = re.compile(rf"^(?:E\s+|Caused by: )?{EXCEPTION_NAME}(?::|$)")
+# pytest's crash location under a long traceback: where the exception was raised and its type
+# (`invoicekit/signing.py:27: SigningKeyMissing`). A report, not a grep hit: grep -n prints the
+# matched line right after the colon, pytest a space and nothing but the exception's type.
+CRASH_LOCATION = re.compile(rf"^[\w./-]+\.py:\d+: {EXCEPTION_NAME}$")
+# A shell's own prefix before its message: bash's `bash: line 1: `, dash's `/bin/sh: 1: `, zsh's
+# `zsh:11: ` and `(eval):1: ` (Claude Code runs commands through zsh's eval on macOS).
+SHELL_PREFIX = r"(?:(?:[\w.+/~-]+|\(eval\))(?::\d+)?: )+(?:line \d+: )?"
+NODE_SPAWN = r"spawn \S+ E[A-Z]{3,}"  # Node's error when a program cannot be started
+TOOL_ERROR = re.compile(
+    r"^(?:fatal|error|ERROR|E|Error|FATAL|panic|npm ERR!|npm error|FAILED|ERROR \S+ -)[:!]?\s|"
+    rf"^FAILED \S+ - |^E\s{{2,}}\S|^{SHELL_PREFIX}.*(?:"
+    r"Permission denied|Read-only file system|No space left on device|Operation not permitted|"
+    r"permission denied|read-only file system|operation not permitted|"
+    r"command not found|not found|No module named|No such file or directory|[Cc]annot |can't |couldn't |"
+    r"Connection refused|"
+    r"Could not resolve|could not resolve|Name or service not known|Temporary failure in name resolution|"
+    r"unable to |Unable to |certificate|Killed|killed|[Ff]ailed|[Ee]rror|unavailable)|^curl: \(\d+\)|^Killed\b|"
+    r"^Segmentation fault|^OCI runtime \w+ failed|"
+    # Node's own system errors, libuv's errno code first, the call a tool wrapped before it where it
+    # did: `EROFS: read-only file system, open '…'`, `atomicWriteFile("…"): ENOSPC: no space left on
+    # device, write` (Qwen Code's and Gemini CLI's edits).
+    r"^(?:[\w.$]+\([^\n]*\): )?E[A-Z]{3,}: [a-z][a-z -]+, \w+\b|"
+    # Node could not start a program at all (`spawn …/rg EACCES`, `spawn jq ENOENT`).
+    rf"^(?:Error: )?{NODE_SPAWN}$|"
+    # What a tool prints only after it failed, when a pipe kept that and not the error line itself:
+    # git's lock advice (`| tail -3` after `fatal: Unable to create '…/index.lock'`), openssl's verdict.
+    r"^Another git process seems to be running|remove the file manually to continue|"
+    r"^\s*Verify return code: [1-9]\d* \(|"
+    # Other platforms' own failure lines: PowerShell's and cmd's unknown command, Windows' denied
+    # access and blocked scripts, an agent's own sandbox and runner (Codex: `execution error: …`,
+    # `exec_command failed for …`; WSL's relay), a daemon or server that cannot be reached.
+    r"^[\w.+-]+ : The term '[^'\n]+' is not recognized as (?:the|a) name of a cmdlet|"
+    r"^'[^'\n]+' is not recognized as an internal or external command|"
+    r"^Access is denied|^Access to the path .* is denied|^.*running scripts is disabled on this system|"
+    r"^execution error: |^exec_command failed for |^failed in sandbox: |^.*\bSandbox\(Denied\b|"
+    r"^(?:<\d>)?WSL \([^)\n]*\) ERROR: |"
+    r"^(?:[Ff]ailed to connect to|[Cc]annot connect to|[Cc]ould not connect to|[Uu]nable to connect to|"
+    r"error during connect: |permission denied while trying to connect to)|"
+    # A tool saying that what it needs is not there (`streamlit not installed`, zsh's `which`:
+    # `jq not found`, Prisma's `Please manually install OpenSSL …`).
+    r"^[\w.+@/-]+ (?:is )?not (?:installed|found)\b|^Please (?:manually )?install \S|"
+    # Build tools' bracketed levels (Maven's `[ERROR] Failed to execute goal …`); a program PowerShell
+    # may not start; what was not made (`The virtual environment was not created successfully because
+    # ensurepip is not available`).
+    r"^\[(?:ERROR|FATAL)\] |^Program '[^'\n]+' failed to run: |"
+    # GLib's own log line for an error (gsettings, dconf, GTK programs): `(process:2): dconf-CRITICAL **: …`
+    r"^\([^()\s]+:\d+\): [\w.-]+-(?:CRITICAL|ERROR) \*\*: |"
+    r"^.*\bwas not created successfully\b|"
+    # An agent's own permission system refusing a tool use that only the human can allow (Claude
+    # Code's permission mode and its working-directory guard).
+    r"^.*\brequested permissions to .+, but you haven't granted it\b|^.*\bwas blocked\. For security, |"
+    r"^Permission to use [\w ]+(?: with command .+?)? has been denied|"
+    # A login tool's own verdict that there is none (`gh auth status | head` exits 0): `You are not
+    # logged into any GitHub hosts`, `Not logged in`.
+    r"^(?:You(?: are|'re) )?[Nn]ot (?:currently )?(?:logged|signed) in(?:to)?\b|"
+    # … or its instruction to log in first (`To get started with GitHub CLI, please run:  gh auth login`)
+    r"^(?:To get started with [^,\n]+, )?[Pp]lease run:?\s+['`\"]?[\w.-]+(?: auth)? login\b|"
+    # A check's table row that failed (`FAIL scanpy  ModuleNotFoundError: …`, `✗ jq`, `[MISSING] ffmpeg`).
+    # A CLI's own error glyph before its message (Next.js's `⨯ Unable to acquire lock …`, ESLint's `✖`).
+    r"^(?:FAIL|MISSING|\u2717|\u2718|\u274c|\u2a2f|\u2716|\[(?:FAIL|FAILED|MISSING|ERROR|X|\u2717|\u2718)\])\s|"
+    # A tool's structured result that says it failed (an MCP server's `{"status":"error","error":…}`,
+    # `{"ok": false, …}`, `{"error": "…"}`): the call failed, whatever the harness's status.
+    r'^\{\s*"(?:status|state)"\s*:\s*"(?:error|failed|failure)"|^\{\s*"(?:ok|success)"\s*:\s*false\b|'
+    r'^\{\s*"(?:error|isError)"\s*:\s*(?!null\b|false\b|""|\{\}|\[\])')
+UNREACHABLE = re.compile(
+    r"NewConnectionError|Failed to establish a new connection|Temporary failure in name resolution|"
+    r"Name or service not known|Could not resolve host|Connection refused|Network is unreachable|"
+    r"CERTIFICATE_VERIFY_FAILED|certificate verify failed|SSLError|ConnectTimeout|timed out|"
+    # cargo's and npm's own retries: `warning: spurious network error (3 tries remaining): [6] Couldn't
+    # resolve host name`, `npm WARN … getaddrinfo EAI_AGAIN registry.npmjs.org`
+    r"spurious network error|Couldn't resolve host|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|"
+    r"nodename nor servname provided|No such host is known|"
+    r"temporary error \(try again later\)|DNS lookup error")  # apk: `WARNING: fetching …: temporary error …`
+SPAWN_FAILED = re.compile(rf"^(?:Error: )?{NODE_SPAWN}$")  # Node could not start the tool's program
+WARNING = re.compile(r"^\s*(?:\w*Warning\b|WARNING\b|warning\b|hint\b)")
+# docker build's (BuildKit's) prefix on every line a build step prints: `#13 0.442 `.
+BUILD_STEP = re.compile(r"^#\d+ \d+\.\d+ ")
+
+
+def bare(line: str) -> str:
+    return BUILD_STEP.sub("", line.strip(), count=1)
+
+
+# A compiler's diagnostic, where it says error: tsc's and MSBuild's `file(line,col): error TS2307: …` (tsc's
+# pretty `file:line:col - error TS2307: …`), gcc's, clang's and go's `file:line:col: fatal error: …`. A
+# build piped into head exits 0.
+COMPILER_ERROR = re.compile(r"^[\w./\\:-]+(?:\(\d+,\d+\)|:\d+:\d+)(?::| -) (?:fatal )?error(?: [A-Z]+\d+)?: ")
+
+
+def is_failure_line(line: str) -> bool:
+    text = bare(line)
+    if WARNING.match(text):
+        return bool(UNREACHABLE.search(text))
+    return bool(EXCEPTION_LINE.match(text) or CRASH_LOCATION.match(text) or TOOL_ERROR.match(text)
+                or COMPILER_ERROR.match(text) or UNREACHABLE.search(text))
