@@ -57,7 +57,7 @@ def wall_namer(compiled: CompiledCard | None, category: str | None, names: tuple
     # "missing" says a named object is absent ("jq is missing"); beside a kind's words alone it is as
     # often the code's ("missing fields", "was missing") as the environment's. Other languages' words for
     # failing count too, beside the named program ("Rust 工具链没装") or the kind ("网络连接超时").
-    failed = (UNABLE, NOT_IN_OTHER_LANGUAGES) if names else (UNABLE_UNNAMED, NOT_IN_OTHER_LANGUAGES)
+    failed = (UNABLE if names else UNABLE_UNNAMED, NOT_IN_OTHER_LANGUAGES)
 
     def names(text: str) -> str:
         prose = TABLE_ROWS.sub("", text)  # a table's rows are data, in the diagnosis's reading too

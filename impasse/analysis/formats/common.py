@@ -63,13 +63,18 @@ class ImportProblem(ValueError):
     """A file that is not in the format it was said (or guessed) to be in."""
 
 
+def is_tail(line: str) -> bool:
+    """A line of a JSON Lines log that does not begin as an object: a record's tail, not a record."""
+    return not line.lstrip().startswith("{")
+
+
 def read_jsonl(text: str, path: Path) -> tuple[list[dict], list[str]]:
     """The JSON objects of a JSON Lines file, and a warning for each torn line left out: the last one
     (a session still being written) and a few others that are a record's tail, not a record (the log
     cut or a record split where it was copied: a line that does not begin as an object does); any
     other line that is not a JSON object is an error naming its line."""
     lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-    tails = sum(not line.lstrip().startswith("{") for _, line in lines)
+    tails = sum(is_tail(line) for _, line in lines)
     records, problems = [], []
     for n, line in lines:
         try:
@@ -78,7 +83,7 @@ def read_jsonl(text: str, path: Path) -> tuple[list[dict], list[str]]:
             if n == lines[-1][0] and len(lines) > 1:
                 problems.append(f"{path}:{n}: torn last line left out ({err.msg})")
                 continue
-            if not line.lstrip().startswith("{") and tails <= max(1, len(lines) // MOST_LINES_WHOLE):
+            if is_tail(line) and tails <= max(1, len(lines) // MOST_LINES_WHOLE):
                 problems.append(f"{path}:{n}: a torn record's tail left out ({err.msg})")
                 continue
             if (record := with_stray_backslashes(line)) is None:
