@@ -95,6 +95,7 @@ def first_onset(trajectory: NTrajectory, candidates: list[Card],
             best = result
             best.evidence["category"] = card.category
     if best is not None:
+        best.evidence["other_walls"] = other_walls(best, each)
         return [best]
     trajectory.condition = None
     if not candidates:
@@ -102,6 +103,17 @@ def first_onset(trajectory: NTrajectory, candidates: list[Card],
     never = annotate(trajectory, compile_card(candidates[0], None))
     never.evidence["category"] = "none"
     return [never]
+
+
+def other_walls(best: Annotation, each: list[tuple[Card, Annotation]]) -> list[dict]:
+    """The walls of other kinds the session also met (each at or after the first): what the agent
+    tells the human about may be any of them ("could not run the tests: Docker is not running")."""
+    walls = {}
+    for card, result in each:
+        onset = result.evidence.get("t_star") or {}
+        if result is not best and result.row.t_star is not None and card.category != best.evidence["category"]:
+            walls.setdefault((card.category, onset.get("name")), None)
+    return [{"category": category, "name": name} for category, name in walls]
 
 
 @contextmanager

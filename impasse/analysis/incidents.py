@@ -134,7 +134,8 @@ def with_figures(incident: Incident, trajectory: NTrajectory, annotation: Annota
     incident.wall_category = annotation.evidence.get("category") or (compiled.card.category if compiled else None)
     incident.after = spent(trajectory, t + 1, price)
     names = tuple(annotation.evidence.get("names") or ([onset["name"]] if onset.get("name") else []))
-    incident.told = told_human(trajectory, t, wall_namer(compiled, incident.wall_category, names))
+    others = tuple((w["category"], w["name"]) for w in annotation.evidence.get("other_walls", ()))
+    incident.told = told_human(trajectory, t, wall_namer(compiled, incident.wall_category, names, others))
     if incident.told is not None:
         incident.told_steps = incident.told.step - t
         facts = trajectory.log.steps if trajectory.log and trajectory.log.steps else []

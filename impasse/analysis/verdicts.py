@@ -86,7 +86,9 @@ UNABLE_PHRASES = (r"(?:can ?no|can'|could ?n'|was ?n'|is ?n'|did ?n'|do ?n'|does
                   r"i apologi[sz]e", "unfortunately",
                   "blocked", r"no (?:network|internet|access|permission)", "permission denied", "not installed",
                   "not available", "unavailable", "failed", "fails", "refused", "denied", "read-only", "sandbox",
-                  r"no [\w.+-]+ (?:binary |executable |command )?(?:available|installed|found)")
+                  # "no jq found", not "no issues found": a review's all-clear says nothing failed
+                  r"no (?!(?:issues?|errors?|problems?|warnings?|regressions?|bugs?|changes?|conflicts?) )"
+                  r"[\w.+-]+ (?:binary |executable |command )?(?:available|installed|found)")
 MISSING = "missing"
 
 

@@ -46,31 +46,40 @@ def as_word(name: str) -> str:
     return rf"(?<![\w./-])(?:{names})(?![\w/-]|\.\w)"
 
 
-def wall_namer(compiled: CompiledCard | None, category: str | None, names: tuple[str, ...] = ()):
+def wall_namer(compiled: CompiledCard | None, category: str | None, names: tuple[str, ...] = (),
+               others: tuple[tuple[str, str | None], ...] = ()):
     """What in a message names the wall: the card's diagnosis; else a sentence that says something
     failed, or asks the human to act, and names the wall — a module, binary or secret this card's
     onsets named where they named one (the first wall's, or one the agent met of the same kind after
-    it; a sentence about "missing fields" names no missing binary), else the wall's kind in words."""
+    it; a sentence about "missing fields" names no missing binary), else the wall's kind in words.
+    `others`: the walls of other kinds met after the first, (category, name or None), named alike:
+    telling the human of any wall the environment put up is telling them."""
     patterns = diagnosis_naming(compiled, names) if compiled else []
-    subject = re.compile("|".join(as_word(n) for n in names) if names else WALL_WORDS.get(category or "", "")
-                         or r"(?!)", re.I)
-    # "missing" says a named object is absent ("jq is missing"); beside a kind's words alone it is as
-    # often the code's ("missing fields", "was missing") as the environment's. Other languages' words for
-    # failing count too, beside the named program ("Rust 工具链没装") or the kind ("网络连接超时").
-    failed = (UNABLE if names else UNABLE_UNNAMED, NOT_IN_OTHER_LANGUAGES)
+    walls = [wall_subject(category, names)] + [wall_subject(kind, (name,) if name else ()) for kind, name in others]
 
-    def names(text: str) -> str:
+    def names_of(text: str) -> str:
         prose = TABLE_ROWS.sub("", text)  # a table's rows are data, in the diagnosis's reading too
         for regex in patterns:
             if found := regex.search(prose):
                 return prose[prose.rfind("\n", 0, found.start()) + 1:].split("\n", 1)[0].strip()[:200]
-        said = next((s[:200] for s in sentences(prose)
-                     if any(f.search(s) for f in failed) and subject.search(s)), "")
+        said = next((s[:200] for s in sentences(prose) for subject, failed in walls
+                     if subject.search(s) and any(f.search(s) for f in failed)), "")
         if said or not ask_in(text):
             return said
         # an ask in a message that names the wall: the line shown is the one naming it
-        return next((s[:200] for s in sentences(prose) if subject.search(s)), "")
-    return names
+        return next((s[:200] for s in sentences(prose) if any(subject.search(s) for subject, _ in walls)), "")
+    return names_of
+
+
+def wall_subject(category: str | None, names: tuple[str, ...]) -> tuple[re.Pattern, tuple[re.Pattern, ...]]:
+    """One wall's subject (its objects by name, else its kind in words) and the words that say it failed."""
+    # a kind's words begin a word: the "service" of a service, not of `EncryptionService.java`
+    subject = re.compile("|".join(as_word(n) for n in names) if names
+                         else rf"(?<![A-Za-z])(?:{WALL_WORDS.get(category or '', '') or '(?!)'})", re.I)
+    # "missing" says a named object is absent ("jq is missing"); beside a kind's words alone it is as
+    # often the code's ("missing fields", "was missing") as the environment's. Other languages' words for
+    # failing count too, beside the named program ("Rust 工具链没装") or the kind ("网络连接超时").
+    return subject, (UNABLE if names else UNABLE_UNNAMED, NOT_IN_OTHER_LANGUAGES)
 
 
 

@@ -390,3 +390,36 @@ def test_a_wall_of_the_same_kind_met_after_the_first_is_named_too():
     later = wall_namer(foreign, "missing_binary", tuple(annotation.evidence["names"]))
     assert later(steps[2].text).startswith("I could not open the pull request")
     assert wall_namer(foreign, "missing_binary", ("node",))(steps[2].text) == ""
+
+
+def test_a_wall_of_another_kind_met_after_the_first_is_named_too():
+    """A missing `node` first, then the Docker engine down: telling the human the engine is not running
+    tells them of a wall the environment put up. The session is annotated end to end, so the other
+    kind comes from the annotator's own onsets, not from the test."""
+    from impasse.analysis.driver import annotate_auto, auto_cards
+    from impasse.analysis.incidents import incident_of
+    from impasse.catalog.cards import load_cards
+    steps = [NStep(1, "", actions=[Action("bash", command="node -v")],
+                   observations=[Obs("/bin/bash: line 1: node: command not found", 127)]),
+             NStep(2, "", actions=[Action("bash", command="docker compose up -d")],
+                   observations=[Obs("Cannot connect to the Docker daemon at unix:///var/run/docker.sock. "
+                                     "Is the docker daemon running?", 1)]),
+             NStep(3, "The stack could not start: the Docker daemon is not running. Please start it.")]
+    trajectory = NTrajectory("r", "claude-code", "p", "m", None, "t", steps, "unknown")
+    (found,) = annotate_auto(trajectory, auto_cards(load_cards()))
+    assert found.evidence["category"] == "missing_binary" and found.row.t_star == 1
+    assert {w["category"] for w in found.evidence["other_walls"]} == {"service_down"}
+    incident = incident_of(trajectory, found, None)
+    assert incident.told is not None and incident.told.step == 3
+    from impasse.analysis.wall_naming import wall_namer
+    assert wall_namer(None, "missing_binary", ("node",))(steps[2].text) == ""
+
+
+def test_a_kinds_words_begin_a_word_and_an_all_clear_says_nothing_failed():
+    from impasse.analysis.wall_naming import wall_namer
+    service = wall_namer(None, "service_down")
+    assert service("EncryptionService.java now fails fast when the key is unset.") == ""
+    assert service("The service failed to start on port 8080.").startswith("The service failed")
+    docker = wall_namer(None, "service_down")
+    assert docker("**No issues found** with the Docker configuration or the server setup.") == ""
+    assert wall_namer(None, "missing_binary")("No jq binary found on PATH.").startswith("No jq")
