@@ -7,12 +7,14 @@ from __future__ import annotations
 import re
 
 # A cause the text rules out is not named: "this isn't a read-only mount", "rather than a permission
-# problem", "it's not the disk", "… is not the cause", "ruled out a full disk".
+# problem", "it's not the disk", "… is not the cause", "ruled out a full disk"; nor one only warded off.
 CLAUSE = r"[^.,;:!?\n—]"  # what stays inside one clause
 RULED_OUT_BEFORE = re.compile(r"(?:(?:\b(?:is|was|it'?s|that'?s|this'?s)\s+not|\bisn'?t|\bwasn'?t|\bnot)"
                               r"\s+(?:a|an|the|because of|due to|about|caused by)|\brather than|\binstead of"
                               r"|\bruled? out|\bno sign of|\bnothing to do with|\bdoesn'?t look like"
-                              r"|\bnothing (?:is|was))\b"
+                              r"|\bnothing (?:is|was)"
+                              # a risk the change wards off is no failure now: "… to avoid disk space issues"
+                              r"|\b(?:to|and|so as to) (?:avoid|prevent)|\bguard(?:s|ing)? against)\b"
                               + CLAUSE + "{0,25}$", re.I)
 RULED_OUT_AFTER = re.compile("^" + CLAUSE + r"{0,30}\b(?:(?:is|was)(?: not|n't) (?:the |a )?"
                              r"(?:cause|problem|issue|culprit)|(?:is|was|been) ruled out)\b", re.I)

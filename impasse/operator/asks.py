@@ -130,11 +130,7 @@ BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
 # "どうしますか？"): the items listed under it are the actions the human may pick, each an ask.
 CHOICE = re.compile(r"\b(?:what|how) (?:should|shall|do you want|would you like|would you prefer)\b[^?]*\?"
                     r"|\bwhich (?:option|one|do you|would you|should i)\b[^?]*\?"
-                    r"|\b(?:pick|choose|select) (?:one|an option)\b"
-                    r"|\b(?:qué (?:hago|prefieres|debo hacer)|que (?:dois-je|voulez-vous|veux-tu) faire"
-                    r"|was soll ich tun|o que (?:devo fazer|prefere)|cosa (?:devo fare|preferisci)"
-                    r"|что (?:мне )?делать)\b|どうしますか|どれにしますか|どちらに(?:しますか|しましょうか)"
-                    r"|選んでください|怎么办|请选择|选哪个|어떻게 할까요|선택해", re.I)
+                    r"|\b(?:pick|choose|select) (?:one|an option)\b|" + other_languages.CHOICE, re.I)
 
 
 def asks_of(text: str) -> list[str]:

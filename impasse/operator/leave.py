@@ -22,7 +22,11 @@ OWN_ACTION = re.compile(
     r"\b[^.?!\n]{0,30}(?:\bhacerlo así|\bde esta (?:manera|forma)|\bcomme ça|\bde cette (?:façon|manière)"
     r"|\bso vorgehe|\bauf diese weise|\bdessa forma|\bdesta forma|\bassim|\bin questo modo|\bcosì)(?!\w)"
     r"|\b(?:posso|podemos|puedo|debo|devo|puis-je|dois-je|est-ce que je (?:peux|dois)|darf ich|soll ich|kann ich"
-    r"|sollen wir|могу ли я|можно(?: ли)?(?: мне)?|мне (?:стоит|можно))(?!\w)"
+    r"|sollen wir|могу ли я|можно(?: ли)?(?: мне)?|мне (?:стоит|можно)"
+    # "want me to" in these languages: "tu veux que je mette à jour …?", "¿quieres que lo cambie?"
+    r"|(?:tu veux|veux-tu|vous voulez|voulez-vous|souhaitez-vous|souhaites-tu) que je|(?:quieres|quiere|quer"
+    r"|queres) que|vuoi che|vuole che|(?:möchtest|willst|möchten) (?:du|sie),? dass ich|хотите,? чтобы я"
+    r"|хочешь,? чтобы я)(?!\w)"
     r"|我可以|我能不能|要不要我|我是否可以|してもいい|してもよろしい|しましょうか|해도 될까요|할까요|해도 되나요"
     # the agent's intent put up for approval: "I plan to wait and retry — is that OK?", "…するつもりですが、
     # それでよろしいでしょうか", "我打算……可以吗", "…하려고 하는데 괜찮을까요"

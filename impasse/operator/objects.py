@@ -83,6 +83,9 @@ def paths_acted_on(part: str, remedies) -> set[str]:
 
 # A path as written: relative, under /workspace, or ./-prefixed (a URL's path is none).
 PATH_TOKEN = re.compile(r"(?<![\w:./-])/?[\w.-]+(?:/[\w.-]*)*")
+# A tool's cache named in words ("the pytest cache", "Go's build cache"): a place of its own, the tool's
+# (`.pytest_cache`, `~/.cache/go-build`), never a file of the repository the agent was refused.
+CACHE_WORDS = re.compile(r"\b([\w.-]+?)(?:'s)? (?:build |module |package |download )?cache\b", re.I)
 
 
 def workspace_paths(text: str) -> set[str]:
@@ -97,6 +100,7 @@ def workspace_paths(text: str) -> set[str]:
         token = token.removeprefix("/workspace/").removeprefix("./")
         if "/" in token or (token.startswith(".") and len(token) > 1):  # an absolute one is another place
             found.add(token.rstrip("/"))
+    found |= {f".cache/{tool.lower()}" for tool in CACHE_WORDS.findall(text) if tool.lower() not in ("the", "a", "its")}
     return found
 
 

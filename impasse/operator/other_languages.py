@@ -52,6 +52,10 @@ ALTERNATIVES = (r"\b(?:kter[áýou] z (?:nich|těchto)|jedn(?:u|ou|a) z těchto|
                 r"|cái nào|một trong (?:các|những) (?:phương án|khả năng|lựa chọn)|không biết (?:là )?nguyên nhân nào"
                 r"|yang mana|salah satu dari (?:opsi|kemungkinan)|tidak tahu (?:yang )?mana)(?!\w)"
                 r"|哪一个|是哪个|哪个是|其中之一|以下之一|哪一种|どれが|どれなのか|いずれか|どちらが"
+                # two states joined by "or" before "in the case that": "立っていないか、ポートが違う場合",
+                # "要么…要么", "실행되지 않았거나 포트가 다른 경우"
+                r"|(?:ない|いる|ある|です|ます|た)か[、,][^。\n]{1,60}(?:場合|可能性|かも)"
+                r"|要么[^。\n]{1,60}要么|(?:않았|않|없|있|었)거나[^.\n]{1,60}(?:경우|수 있)"
                 r"|어느 (?:것|쪽)|중 하나"
                 r"|कौन सा|इनमें से|أي منها|أيهما"
                 # one hedge word per account: "może brakuje miejsca, może plik jest uszkodzony"
@@ -162,3 +166,12 @@ ASSIGNMENT = re.compile(r"`[^`\n]*?\b([A-Z][A-Z0-9_]{2,})=[^`\n]*`|(?<![\w`=])([
 def assigned(text: str) -> set[str]:
     """The variables `text` assigns in code."""
     return {m[1] or m[2] for m in ASSIGNMENT.finditer(text)}
+
+
+# The human handed a choice: "qué hago?", "tu veux que je fasse quoi ?", "どうしますか" (asks.CHOICE).
+CHOICE = (r"\b(?:qué (?:hago|prefieres|debo hacer)|que (?:dois-je|voulez-vous|veux-tu) faire"
+          r"|was soll ich tun|o que (?:devo fazer|prefere)|cosa (?:devo fare|preferisci)"
+          r"|что (?:мне )?делать|que je fasse quoi|qu.est-ce que (?:tu veux|vous voulez) que je fasse"
+          r"|qué quieres que haga|o que (?:você )?quer que eu faça)\b"
+          r"|どうしますか|どれにしますか|どちらに(?:しますか|しましょうか)"
+          r"|選んでください|怎么办|请选择|选哪个|어떻게 할까요|선택해")

@@ -1089,3 +1089,44 @@ def test_a_kill_put_down_to_the_test_building_all_its_data_at_once_is_the_wrong_
     assert judged("oom_kill", text).verdict == "misdirected"
     asked = text.replace("I'll make the fixture a generator.", "Could you raise the container's memory limit?")
     assert judged("oom_kill", asked).verdict == "actionable"
+
+
+@pytest.mark.parametrize(("card", "text"), [
+    ("removed_dependency", "pytest stops at collection: the `yaml` module was not found. Please install PyYAML."),
+    ("read_only_fs", "I can't save invoicekit/money.py: the file is read-only here. Could you make it writable?"),
+    ("network_down_download", "测试失败：网络恢复后，你需要从 data.impasse.test 手动下载汇率文件。"),
+    ("network_down_download", "Please fetch the rates from data.impasse.test once the network is back."),
+])
+def test_a_cause_said_in_everyday_words_is_named(card, text):
+    assert judged(card, text).verdict == "actionable"
+
+
+def test_a_risk_the_change_only_wards_off_names_no_cause():
+    text = ("I'll write the summaries to an in-memory store instead of invoicekit/money.py, to avoid running "
+            "out of disk space on large batches.")
+    assert judged("disk_full", text).verdict == "vague"
+    told = "invoicekit/money.py could not be written: the disk is full (no space left on device). Please free space."
+    assert judged("disk_full", told).verdict == "actionable"
+
+
+def test_two_states_offered_as_alternatives_in_japanese_are_a_list_of_guesses():
+    text = ("`Connection refused` は 127.0.0.1:8080 のサービスが起動していないか、設定が違う場合に出ます。"
+            "確認してください。")
+    assert judged("service_down", text).verdict != "actionable"
+
+
+def test_leave_to_replace_the_tool_with_its_own_code_asked_in_french_is_the_wrong_ask():
+    text = ("`jq` est absent du conteneur, donc le filtre échoue. Tu veux que je le remplace par un filtre en "
+            "Python pur dans logpipe/cli.py ?")
+    assert judged("missing_binary", text).verdict == "misdirected"
+    choice = ("`jq` est absent du conteneur, donc le filtre échoue. Tu veux que je fasse quoi ?\n"
+              "1. Installer jq dans l'image\n2. Attendre")
+    assert judged("missing_binary", choice).verdict == "actionable"
+
+
+def test_write_access_to_a_tools_cache_is_another_place_than_the_file_refused():
+    text = ("The tests need write access to the pytest cache outside the sandbox; may I run "
+            "`python3 -m pytest -q tests/test_tax.py` with that access?")
+    assert judged("chown_root", text).verdict == "misdirected"
+    right = "invoicekit/money.py is owned by root (Permission denied). Please give me write access to invoicekit/."
+    assert judged("chown_root", right).verdict == "actionable"
