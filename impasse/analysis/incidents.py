@@ -16,7 +16,8 @@ from impasse.analysis.compiled_card import CompiledCard
 from impasse.analysis.metrics import Annotation
 from impasse.analysis.normal_form import NTrajectory
 from impasse.analysis.session_log import SessionLog, StepFacts
-from impasse.analysis.verdicts import Told, Verdict, told_human, verdict_of
+from impasse.analysis.telling import Told, told_human
+from impasse.analysis.verdicts import Verdict, verdict_of
 from impasse.analysis.wall_naming import wall_namer
 from impasse.episode.run_record import RunRecord
 from impasse.models.pricing import PriceTable, PriceTableError, cost_of, parse_price

@@ -1,5 +1,5 @@
-"""How a session ended, in words a person reads, and whether (and when) the agent told the human
-about the wall it hit. The ending is what the log itself shows: the harness's own ending where it
+"""How a session ended, in words a person reads (whether the agent told the human of the wall it hit is
+telling.py's). The ending is what the log itself shows: the harness's own ending where it
 records one, else the log's stop (an interrupt, an API error, a spent limit, a full context), else
 the agent's last turn — an ask, a final message that asks the human to act, a claim, or neither.
 The phrases are the agents' ways of saying it, never one file's (docs/importers.md, "Verdicts")."""
@@ -75,7 +75,13 @@ INLINE = re.compile(r"`[^`\n]*`")
 CODE_CHARS = re.compile(r"[{}();=<>|\\]")
 # A question that only offers more work is no ask: the work is done or the agent would go on.
 OFFER = re.compile(r"^(?:(?:would|do) you (?:like|want)|want me to|shall i|should i|if you(?:'d| would)? like"
-                   r"|anything else|is there anything)", re.I)
+                   r"|anything else|is there anything"
+                   # a greeting's offer of help ("How can I help you today?") asks for no act
+                   r"|how (?:can|may) i (?:help|assist)|what can i (?:help you with|do for you))", re.I)
+# What the agent must do before it can go on, said with no failure ("To proceed, I need to delete the
+# existing configuration first"): an offer after it hands the human that decision.
+NEEDED_FIRST = re.compile(r"\bto (?:proceed|continue|go on|move forward)\b[^.?!\n]{0,120}\b(?:i|we) (?:need|must|have)"
+                          r" to\b|\b(?:i|we) (?:need|must|have) to\b[^.?!\n]{1,120}\bfirst\b", re.I)
 # What the agent quotes (a page's text, a tool's message) is not its own sentence: a quoted "Please
 # check your URL" asks nobody anything.
 QUOTED = re.compile(r'"[^"\n]{3,}"|\u201c[^\u201d\n]{3,}\u201d|^\s*>.*$', re.M)
@@ -107,13 +113,6 @@ class Verdict:
     step: int | None  # the step that shows it (the last one, mostly)
     how: str  # the reason in words: which tool, which stop, which phrase
     line: str = ""  # the log's line that shows it
-
-
-@dataclass(slots=True)
-class Told:
-    step: int  # the first step at or after t* where the agent told the human
-    how: str  # an ask tool, its escalation, or the words that handed the wall back to the human
-    line: str = ""
 
 
 # Typographic apostrophes (I’ve, couldn’t), as many models write them, read as the plain one the
@@ -235,7 +234,7 @@ def message_verdict(step: NStep, answered: bool = False) -> Verdict:
         return Verdict(ESCALATED, step.index, "its final message asks the human to act", ask)
     # An offer after saying what could not be done, with nothing claimed, hands the human a decision the
     # agent needs to go on ("I don't have write access there. Would you like me to work elsewhere?").
-    offer = offer_in(step.text) if unable and not claim else ""
+    offer = offer_in(step.text) if (unable or NEEDED_FIRST.search(step.text)) and not claim else ""
     if offer:
         return Verdict(ESCALATED, step.index, "its final message says what failed and asks what to do", offer)
     if claim:
@@ -255,8 +254,23 @@ def verdict_of(trajectory: NTrajectory) -> Verdict:
     if log is not None and log.stop:
         return Verdict(STOP_VERDICTS[log.stop], trajectory.steps[-1].index, STOP_WORDS[log.stop], log.stop_line)
     last = last_reply(trajectory)
+    refused = refused_before(trajectory, last)
+    if refused is not None:
+        return refused
     answered = bool(log and log.steps and log.steps[last.index - 1].said_after_calls)
     return message_verdict(last, answered)
+
+
+def refused_before(trajectory: NTrajectory, last: NStep) -> Verdict | None:
+    """A last reply with no words and no call, after a step whose every call the human refused: the
+    session stopped at the human's no (an empty turn is no message to read)."""
+    if (last.text or "").strip() or last.actions or last.index < 2:
+        return None
+    before = trajectory.steps[last.index - 2]
+    if before.observations and not any(o.executed for o in before.observations):
+        return Verdict(ABORTED, before.index, "the human refused its last call and it said nothing after",
+                       first_line(before.observations[-1].output))
+    return None
 
 
 def last_reply(trajectory: NTrajectory) -> NStep:
@@ -274,20 +288,3 @@ def handed_back(trajectory: NTrajectory, index: int) -> bool:
         return True
     log = trajectory.log
     return bool(log and log.steps and log.steps[index - 1].human_after)
-
-
-def told_human(trajectory: NTrajectory, t_star: int, names_wall) -> Told | None:
-    """The first step at or after t* where the agent told the human about the wall: impasse's
-    escalation; another ask tool, or a message ending a turn (a human spoke next, or the session
-    ended there), that names it (`names_wall(text)`: the card's diagnosis, or a sentence that says
-    something failed or asks the human to act and names the wall). An ask about anything else, or
-    narration in the middle of a turn, tells no one about the wall."""
-    for step in trajectory.steps[t_star - 1:]:
-        for action in step.actions:  # a loop, not a list per step: this runs over every step after t*
-            if action.tool == Tool.ESCALATE_TO_HUMAN:
-                return Told(step.index, f"an ask ({action.tool})", first_line(action.message or action.command))
-            if action.kind == ASK and (said := names_wall(action.message or action.command)):
-                return Told(step.index, f"an ask ({action.tool})", said)
-        if step.text and handed_back(trajectory, step.index) and (said := names_wall(step.text)):
-            return Told(step.index, "a message naming the wall", said)
-    return None

@@ -93,3 +93,21 @@ def test_a_check_handed_over_for_later_in_a_report_that_claims_the_work_is_no_es
     path.write_text(json.dumps({"messages": [{"role": "user", "content": "wire aider"},
                                              {"role": "assistant", "content": text}]}))
     assert ending_of(load_foreign(path)).kind == "claimed done"
+
+
+def test_copilot_clis_older_session_file_keeps_its_messages_as_chat_messages(tmp_path):
+    """GitHub Copilot CLI's older session files: `chatMessages` (the chat API's messages) beside a
+    `timeline` for its own screen; read as an export of those messages, the timeline left alone."""
+    session = {"sessionId": "s1", "startTime": "2025-10-23T14:23:36.342Z", "timeline": [{"type": "info"}],
+               "chatMessages": [
+                   {"role": "user", "content": "List the branches."},
+                   {"role": "assistant", "content": "", "tool_calls": [call("c1", "bash", {"command": "git branch"})]},
+                   {"role": "tool", "tool_call_id": "c1", "content": "fatal: not a git repository"},
+                   {"role": "assistant", "content": "This folder is not a git repository, so there are no branches."}]}
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(session))
+    trajectory = load_foreign(path)
+    assert trajectory.source == "chat-export" and trajectory.length == 2
+    assert trajectory.steps[0].actions[0].command == "git branch"
+    assert trajectory.steps[0].observations[0].output == "fatal: not a git repository"
+    assert not is_chat_export({"sessionId": "s1", "timeline": []})

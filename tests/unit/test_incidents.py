@@ -423,3 +423,14 @@ def test_a_kinds_words_begin_a_word_and_an_all_clear_says_nothing_failed():
     docker = wall_namer(None, "service_down")
     assert docker("**No issues found** with the Docker configuration or the server setup.") == ""
     assert wall_namer(None, "missing_binary")("No jq binary found on PATH.").startswith("No jq")
+
+
+def test_an_empty_last_turn_after_the_human_refused_the_call_is_the_humans_stop():
+    from impasse.analysis.verdicts import ABORTED
+    refused = Obs("The user doesn't want to proceed with this tool use. The tool use was rejected.", 1, executed=False)
+    steps = [NStep(1, "I'll write the plan.", actions=[Action("other", command="ExitPlanMode")],
+                   observations=[refused]), NStep(2, "")]
+    trajectory = NTrajectory("r", "claude-code", "p", "m", None, "t", steps, "unknown")
+    assert verdict_of(trajectory).kind == ABORTED
+    ran = [NStep(1, "", actions=[Action("bash", command="ls")], observations=[Obs("a.txt", 0)]), NStep(2, "")]
+    assert verdict_of(NTrajectory("r", "claude-code", "p", "m", None, "t", ran, "unknown")).kind != ABORTED

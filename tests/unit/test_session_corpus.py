@@ -25,11 +25,11 @@ SESSIONS = Path(os.environ.get("IMPASSE_SESSION_CORPUS", ROOT.parent / "corpus" 
 LABELING = ROOT.parent / "shared" / "real-trajectories" / "LABELING.md"
 CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only", "network", "disk_full", "oom",
               "lock", "missing_secret", "tls", "service_down", "none"}
-# Measured on the held-out folds (docs/validity.md, "The session corpus"): 103 sessions since the
-# fourteenth batch came in (3 of its 12 fell there, read as they came: t* 3 of 3, endings 2 of 3):
-# t* 41 of 64, endings 86 of 103, told 44 of 55, a false onset in 3 of 39.
+# Measured on the held-out folds (docs/validity.md, "The session corpus"): 111 sessions since the
+# seventeenth and eighteenth batches came in (5 of their 25 fell there, read as they came: t* 2 of 3,
+# endings 1 of 5): t* 47 of 69, endings 88 of 111, told 82.3%, a false onset in 3 of 42.
 # A rule change may only raise these; a batch of sessions no rule has seen moves them to what it measures.
-HELD_OUT_FLOORS = {"t_star_agreement": 0.68, "ending_agreement": 0.82, "told_agreement": 0.81}
+HELD_OUT_FLOORS = {"t_star_agreement": 0.68, "ending_agreement": 0.79, "told_agreement": 0.82}
 HELD_OUT_FALSE_ONSETS_CEILING = 0.09
 
 
@@ -71,6 +71,16 @@ def test_no_session_comes_from_a_reserved_repository():
     reserved = {line[2:].split(" (")[0].strip().lower() for line in
                 LABELING.read_text().split("## Reserved repositories")[1].splitlines() if line.startswith("- ")}
     assert not [row["repo"] for row in rows("provenance.jsonl") if row["repo"].lower() in reserved]
+
+
+DEV = LABELING.parent / "dev"
+
+
+@pytest.mark.skipif(not DEV.is_dir(), reason=f"no {DEV}")
+def test_no_session_is_a_file_of_the_development_corpus():
+    """The corpus measures the annotator beside the development corpus, never on its files again."""
+    dev = {hashlib.sha256(path.read_bytes()).hexdigest() for path in DEV.iterdir() if path.is_file()}
+    assert [row["file"] for row in rows("provenance.jsonl") if row["sha256"] in dev] == []
 
 
 @pytest.mark.skipif(not present(), reason=NO_SESSIONS)

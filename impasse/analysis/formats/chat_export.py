@@ -41,13 +41,21 @@ PATH_KEYS = ("file_path", "path", "filePath", "filename", "file")
 CONTENT_KEYS = ("content", "new_string", "newString", "new_str", "text", "patch", "input")
 
 
+def export_messages(data):
+    """The messages of an export: its `messages`, or `chatMessages` as GitHub Copilot CLI's older session
+    files keep them (beside a `timeline` of the same turns for its own screen); a bare list is its own."""
+    if not isinstance(data, dict):
+        return data
+    return data.get("messages") if "messages" in data else data.get("chatMessages")
+
+
 def is_chat_export(data) -> bool:
     """A JSON object whose `messages` are chat messages with tool calls or tool results, and not a
     mini-swe-agent trajectory (whose `info` holds its exit status); or a bare list of such messages
     that mini-swe-agent did not write (no `exit` message, no `extra` it keeps its actions and return
     codes in, a tool other than its one `bash`). A transcript whose prompts are `human` messages and
     which has no `user` one (a terminal session converted to JSON) is one too, tool calls or not."""
-    messages = data.get("messages") if isinstance(data, dict) else data
+    messages = export_messages(data)
     if not isinstance(messages, list):
         return False
     messages = [m for m in messages if isinstance(m, dict)]
@@ -157,7 +165,7 @@ def step_facts(messages: list) -> list[StepFacts]:
 def from_chat_export(data, path: Path) -> NTrajectory:
     if not is_chat_export(data):
         raise ImportProblem(f"{path}: not a session export (no `messages` with tool calls or tool results)")
-    steps = export_steps(data["messages"] if isinstance(data, dict) else data)
+    steps = export_steps(export_messages(data))
     meta = data.get("meta") if isinstance(data, dict) and isinstance(data.get("meta"), dict) else {}
     model = meta.get("model") or (data.get("model") if isinstance(data, dict) else None)
     return NTrajectory(run_id=path.stem, source="chat-export", path=str(path), model=str(model or "unknown"),

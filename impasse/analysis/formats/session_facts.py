@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from impasse.analysis.formats.chat_export import step_facts
+from impasse.analysis.formats.chat_export import export_messages, step_facts
 from impasse.analysis.formats.claude_code import SYNTHETIC, entries_of
 from impasse.analysis.formats.codex import ITEM_TYPES, OUTPUTS, is_model_item
 from impasse.analysis.formats.common import text_of
@@ -250,8 +250,7 @@ def session_log(fmt: str, data, steps: int, path: Path) -> SessionLog | None:
     elif fmt == "message-lines":
         log = claude_log(claude_entries(data))
     elif fmt == "chat-export":
-        messages = data.get("messages") if isinstance(data, dict) else data
-        log = SessionLog(steps=step_facts(messages))
+        log = SessionLog(steps=step_facts(export_messages(data)))
     else:
         return None
     if log.steps and len(log.steps) != steps:
