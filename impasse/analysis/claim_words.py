@@ -65,13 +65,16 @@ OTHER_LANGUAGES = re.compile(
     r"(?:完了|完成|(?:修正|実装|追加|対応|解決|更新|統合|導入|反映|作成|変更|削除|置き換え|書き換え|移行|整理)"
     r"(?:しました|済み|できました)|(?:テスト|すべて|全て)[^。\n]{0,12}"
     r"(?:通りました|パスしました|成功しました)"
-    r"|已(?:经)?(?:完成|修复|修改|添加|实现|更新|解决)|(?:修复|修改|添加|实现|更新|解决|新增|创建|重构)了|全部通过"
+    r"|已(?:经)?(?:完成|修复|修改|添加|实现|更新|解决|搭建|部署|配置|创建)|(?:修复|修改|添加|实现|更新|解决|新增|创建|重构)了"
+    r"|(?:搭建|部署|配置|创建|安装|设置|写)好了|全部通过"
     r"|测试通过|완료"
     r"|(?:수정|추가|구현|변경|작성|업데이트|해결|반영|적용|정리|생성)(?:했|해 ?(?:뒀|놨))(?:습니다|어요|어|다)"
     r"|고쳤(?:습니다|어요|어)|만들(?:었|어 ?(?:뒀|놨))(?:습니다|어요|어|다)"
     r"|\b(?:j'ai|j’ai|nous avons|on a)\s+(?:\w+\s+)?(?:ajouté|corrigé|mis à jour|implémenté|créé|modifié|terminé"
     r"|supprimé|remplacé|intégré|résolu)|\bc(?:'|’)est (?:fait|corrigé|terminé|réglé)\b"
-    r"|\b(?:terminé|corrigé|résolu)\s*[.!]"
+    r"|\b(?:terminé|corrigé|résolu)\s*[.!]|^\W*(?:fait|fini)\s*[.!:]"
+    # a headline that says what is now up ("SaaS lancé — http://localhost:5174/"), not what is not
+    r"|^\W*[^.!?\n]{1,30}(?<!pas )\b(?:lancé|déployé|livré|en ligne|démarré|mis en production)e?s?\s*(?:[—–:-]|[.!]|$)"
     # a French headline of the work's past participles ("Commité et poussé.", "Corrigé, testé et déployé.")
     r"|^\W*(?:commité|poussé|fusionné|mergé|déployé|corrigé|ajouté|implémenté|mis à jour|publié|livré|appliqué)e?s?"
     r"(?:,?\s+(?:et\s+)?(?:commité|poussé|fusionné|mergé|déployé|testé|publié|vérifié|validé|corrigé)e?s?)*(?:\s+[^.!?\n]{1,40})?\s*[.!]"
