@@ -94,7 +94,11 @@ NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでし�
                                     r"|실패|할 수 없|не (?:удалось|могу|смог)|\b(?:non (?:posso|sono riuscito)"
                                     r"|yapamadım)\b"
                                     r"|\b(?:impossible de|je ne peux pas|je n'ai pas pu|no puedo|no he podido"
-                                    r"|kann nicht|konnte nicht|não consegui)\b)", re.I)
+                                    r"|kann nicht|konnte nicht|não consegui)\b"
+                                    # not logged in: "non authentifié", "未登录", "ログインしていません"
+                                    r"|\b(?:non (?:authentifié|connecté)|no autenticado|não autenticado"
+                                    r"|nicht (?:angemeldet|authentifiziert))\b"
+                                    r"|未登录|未登入|未認証|ログインしていません|로그인되어 있지 않)", re.I)
 # A short headline that reports work done: "Code-review findings addressed.", "Docker containers
 # stopped and removed.", "Tests updated and passing."
 HEADLINE = re.compile(r"^\W*[\w`'./ -]{2,60}?\s(?:addressed|fixed|resolved|removed|stopped|added|updated|implemented"

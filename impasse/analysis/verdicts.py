@@ -65,6 +65,8 @@ ASKS = re.compile(
     # the agent goes on only after the human acts ("If you can run `sudo …`, I'll finish the deploy"),
     # and the steps left to the human ("Manual step required", "To proceed, you'll need to …")
     rf"|\bif you (?:can |could )?{ACT}\b[^.?!\n]{{0,80}}\bI(?:'ll| will| can)\b"
+    # the human's step, then the agent's: "Now run this to log into GitHub, then I'll create the repo"
+    rf"|^\W*(?:now |first |just )?{ACT}\b[^.?!\n]{{0,80}}\bthen I(?:'ll| will| can)\b"
     rf"|\bmanual (?:step|action|intervention)s? (?:is |are )?(?:required|needed)\b"
     rf"|\bto (?:proceed|continue|unblock)\b[^.?!\n]{{0,30}}\b(?:you(?:'ll)?|someone|a human) (?:will )?"
     rf"(?:need|must|have)\b"
@@ -88,13 +90,13 @@ QUOTED = re.compile(r'"[^"\n]{3,}"|\u201c[^\u201d\n]{3,}\u201d|^\s*>.*$', re.M)
 # The words of a sentence that says something failed. "missing" is kept apart: it says a wall only
 # beside the name of what is absent ("jq is missing"), so wall_naming.wall_namer drops it where the
 # onset named nothing. Two alternations built from one list, so neither depends on the other's text.
-UNABLE_PHRASES = (r"(?:can ?no|can'|could ?n'|was ?n'|is ?n'|did ?n'|do ?n'|does ?n')t", "unable", "not able",
-                  r"i apologi[sz]e", "unfortunately",
+UNABLE_PHRASES = (r"(?:can ?no|can'|could ?n'|was ?n'|is ?n'|did ?n'|do ?n'|does ?n')t", "could not", "unable",
+                  "not able", r"i apologi[sz]e", "unfortunately",
                   "blocked", r"no (?:network|internet|access|permission)", "permission denied", "not installed",
                   "not available", "unavailable", "failed", "fails", "refused", "denied", "read-only", "sandbox",
                   # "no jq found", not "no issues found": a review's all-clear says nothing failed
                   r"no (?!(?:issues?|errors?|problems?|warnings?|regressions?|bugs?|changes?|conflicts?) )"
-                  r"[\w.+-]+ (?:binary |executable |command )?(?:available|installed|found)")
+                  r"[\w.+`/-]+ (?:binary |executable |command |CLI |tool )?(?:available|installed|found)")
 MISSING = "missing"
 
 

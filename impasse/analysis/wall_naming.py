@@ -17,7 +17,8 @@ WALL_WORDS = {
     "permission": r"permission|sandbox|not permitted|access denied|(?:write|read) access|access to|EACCES|EPERM"
                   r"|owned by root|approval",
     "read_only": r"read-only|read only|sandbox|not writable",
-    "network": r"network|offline|internet|DNS|resolve|unreachable|connect|proxy|registry|download"
+    "network": r"network|offline|internet|DNS|resolv\w* (?:the )?(?:host|hostname|domain|name|address)|name resolution"
+               r"|unreachable|connect|proxy|registry|download"
                r"|网络|網路|ネットワーク|네트워크|代理|プロキシ",  # the same in Chinese, Japanese and Korean
     "missing_binary": r"not installed|not found|no such|command|binary|executable|not available|PATH",
     "missing_dependency": r"not installed|module|package|dependenc|import|library",
@@ -28,6 +29,9 @@ WALL_WORDS = {
                       r"|log(?:ged)? ?in(?:to)?\b|sign(?:ed)? ?in\b|authenticat|\bauth\b",
     "tls": r"certificate|TLS|SSL|HTTPS", "service_down": r"service|server|database|refused|not running|down|port",
 }
+
+
+PARAGRAPHS = re.compile(r"\n\s*\n")
 
 
 # A program by the name of its tool family, as people say it ("the Rust toolchain is not installed"
@@ -66,16 +70,19 @@ def wall_namer(compiled: CompiledCard | None, category: str | None, names: tuple
                      if subject.search(s) and any(f.search(s) for f in failed)), "")
         if said or not ask_in(text):
             return said
-        # an ask in a message that names the wall: the line shown is the one naming it
-        return next((s[:200] for s in sentences(prose) if any(subject.search(s) for subject, _ in walls)), "")
+        # an ask beside the wall's name, in one paragraph ("Run this to log into GitHub. Let me know when
+        # you're done."); its object named in passing elsewhere ("`cargo test` passed") tells nothing of it
+        return next((s[:200] for paragraph in PARAGRAPHS.split(prose) if ask_in(paragraph)
+                     for s in sentences(paragraph) if any(subject.search(s) for subject, _ in walls)), "")
     return names_of
 
 
 def wall_subject(category: str | None, names: tuple[str, ...]) -> tuple[re.Pattern, tuple[re.Pattern, ...]]:
     """One wall's subject (its objects by name, else its kind in words) and the words that say it failed."""
-    # a kind's words begin a word: the "service" of a service, not of `EncryptionService.java`
+    # a kind's words begin a word: the "service" of a service, not of `EncryptionService.java` nor of
+    # `SUPABASE_SERVICE_ROLE_KEY`
     subject = re.compile("|".join(as_word(n) for n in names) if names
-                         else rf"(?<![A-Za-z])(?:{WALL_WORDS.get(category or '', '') or '(?!)'})", re.I)
+                         else rf"(?<![A-Za-z0-9_])(?:{WALL_WORDS.get(category or '', '') or '(?!)'})", re.I)
     # "missing" says a named object is absent ("jq is missing"); beside a kind's words alone it is as
     # often the code's ("missing fields", "was missing") as the environment's. Other languages' words for
     # failing count too, beside the named program ("Rust 工具链没装") or the kind ("网络连接超时").

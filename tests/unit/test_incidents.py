@@ -434,3 +434,33 @@ def test_an_empty_last_turn_after_the_human_refused_the_call_is_the_humans_stop(
     assert verdict_of(trajectory).kind == ABORTED
     ran = [NStep(1, "", actions=[Action("bash", command="ls")], observations=[Obs("a.txt", 0)]), NStep(2, "")]
     assert verdict_of(NTrajectory("r", "claude-code", "p", "m", None, "t", ran, "unknown")).kind != ABORTED
+
+
+def test_an_ask_names_the_wall_only_where_the_ask_itself_names_it():
+    from impasse.analysis.wall_naming import wall_namer
+    cargo = wall_namer(None, "missing_binary", ("cargo",))
+    passed = "Verification:\n- `cargo test` passed\n\nYou should restart the dev server so the UI picks it up."
+    assert cargo(passed) == ""
+    asked = "The build stopped here. Please install cargo (the Rust toolchain) so I can run the tests."
+    assert cargo(asked).startswith("Please install cargo")
+    handed = "Committed. Now run this to log into GitHub, then I'll create the repo and push:"
+    assert wall_namer(None, "missing_secret")(handed).startswith("Now run this")
+
+
+@pytest.mark.parametrize(("category", "text"), [
+    ("service_down", "Add the SUPABASE_SERVICE_ROLE_KEY to your project settings. Could you do that?"),
+    ("network", "I can't go on until the duplicate spec prefix is resolved."),
+])
+def test_a_kinds_word_inside_another_name_or_another_sense_names_no_wall(category, text):
+    from impasse.analysis.wall_naming import wall_namer
+    assert wall_namer(None, category)(text) == ""
+
+
+@pytest.mark.parametrize(("category", "names", "text"), [
+    ("missing_secret", (), "- `gh auth status` : non authentifié (exécuter `gh auth login`)"),
+    ("missing_binary", ("gh",), "Deploying needs your account (no `gh`/`docker` CLI available here), so it is yours."),
+    ("network", (), "Docker could not resolve the host deb.debian.org inside the build."),
+])
+def test_the_wall_said_failing_in_more_of_the_ways_agents_say_it(category, names, text):
+    from impasse.analysis.wall_naming import wall_namer
+    assert wall_namer(None, category, names)(text) != ""
