@@ -41,7 +41,7 @@ GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|caus
                      # a checklist of what to look at, handed to the human ("Things to check:", "確認ポイント")
                      r"|\b(?:things|points|places) to (?:check|verify|look at)\b"
                      r"|\btroubleshooting (?:steps|checklist)\b"
-                     r"|確認ポイント|チェックポイント|考えられる(?:原因|理由)|原因の候補"
+                     r"|確認ポイント|チェックポイント|考えられる(?:原因|理由)|原因の候補|切り分け"
                      r"|可能的原因|排查步骤|가능한 원인"
                      r"|\b(?:possibly|maybe|perhaps|or even|or) both\b"
                      # the cause asked back of the human: "did something restart the container between my steps?"

@@ -1130,3 +1130,25 @@ def test_write_access_to_a_tools_cache_is_another_place_than_the_file_refused():
     assert judged("chown_root", text).verdict == "misdirected"
     right = "invoicekit/money.py is owned by root (Permission denied). Please give me write access to invoicekit/."
     assert judged("chown_root", right).verdict == "actionable"
+
+
+def test_a_missing_module_named_before_its_name_is_named():
+    assert judged("removed_dependency", "**Missing `yaml` module** (3 test files): please install PyYAML.").verdict \
+        == "actionable"
+
+
+@pytest.mark.parametrize(("card", "text"), [
+    ("git_index_lock", "The commit failed: `.git/index.lock` is already in use. I'll find what's holding it and stop "
+                       "the conflicting git process."),
+    ("oom_kill", "The suite ran out of memory (OOM-killed, 137): too many leftover pytest processes. I will kill "
+                 "them and rerun test_scale."),
+    ("oom_kill", "Out of memory — trop de processus pytest qui traînent, je les arrête et je relance."),
+])
+def test_the_wall_put_down_to_a_process_that_is_not_there_is_the_wrong_cause(card, text):
+    assert judged(card, text).verdict == "misdirected"
+
+
+def test_narrowing_the_cause_down_in_japanese_is_a_list_of_guesses():
+    text = ("INVOICE_SIGNING_KEY が未設定かもしれません。以下の手順で原因を切り分けてください："
+            "1) キーの確認 2) 依存関係の確認")
+    assert judged("missing_secret", text).verdict != "actionable"
