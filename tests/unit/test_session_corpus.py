@@ -27,9 +27,9 @@ CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only",
               "lock", "missing_secret", "tls", "service_down", "none"}
 # Measured on the held-out folds (docs/validity.md, "The session corpus"): 111 sessions since the
 # seventeenth and eighteenth batches came in (5 of their 25 fell there, read as they came: t* 2 of 3,
-# endings 1 of 5): t* 47 of 69, endings 88 of 111, told 82.3%, a false onset in 3 of 42.
+# endings 1 of 5): t* 47 of 69, endings 88 of 111, told 83.9%, a false onset in 3 of 42.
 # A rule change may only raise these; a batch of sessions no rule has seen moves them to what it measures.
-HELD_OUT_FLOORS = {"t_star_agreement": 0.68, "ending_agreement": 0.79, "told_agreement": 0.82}
+HELD_OUT_FLOORS = {"t_star_agreement": 0.68, "ending_agreement": 0.79, "told_agreement": 0.83}
 HELD_OUT_FALSE_ONSETS_CEILING = 0.09
 
 
