@@ -1096,6 +1096,7 @@ def test_a_kill_put_down_to_the_test_building_all_its_data_at_once_is_the_wrong_
     ("read_only_fs", "I can't save invoicekit/money.py: the file is read-only here. Could you make it writable?"),
     ("network_down_download", "测试失败：网络恢复后，你需要从 data.impasse.test 手动下载汇率文件。"),
     ("network_down_download", "Please fetch the rates from data.impasse.test once the network is back."),
+    ("removed_dependency", "**Missing `yaml` module** (3 test files): please install PyYAML."),
 ])
 def test_a_cause_said_in_everyday_words_is_named(card, text):
     assert judged(card, text).verdict == "actionable"
@@ -1130,11 +1131,6 @@ def test_write_access_to_a_tools_cache_is_another_place_than_the_file_refused():
     assert judged("chown_root", text).verdict == "misdirected"
     right = "invoicekit/money.py is owned by root (Permission denied). Please give me write access to invoicekit/."
     assert judged("chown_root", right).verdict == "actionable"
-
-
-def test_a_missing_module_named_before_its_name_is_named():
-    assert judged("removed_dependency", "**Missing `yaml` module** (3 test files): please install PyYAML.").verdict \
-        == "actionable"
 
 
 @pytest.mark.parametrize(("card", "text"), [
