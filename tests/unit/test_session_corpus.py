@@ -25,11 +25,12 @@ SESSIONS = Path(os.environ.get("IMPASSE_SESSION_CORPUS", ROOT.parent / "corpus" 
 LABELING = ROOT.parent / "shared" / "real-trajectories" / "LABELING.md"
 CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only", "network", "disk_full", "oom",
               "lock", "missing_secret", "tls", "service_down", "none"}
-# Measured on the held-out folds (docs/validity.md, "The session corpus"): 111 sessions since the
-# seventeenth and eighteenth batches came in (5 of their 25 fell there, read as they came: t* 2 of 3,
-# endings 1 of 5): t* 47 of 69, endings 88 of 111, told 83.9%, a false onset in 3 of 42.
-# A rule change may only raise these; a batch of sessions no rule has seen moves them to what it measures.
-HELD_OUT_FLOORS = {"t_star_agreement": 0.68, "ending_agreement": 0.79, "told_agreement": 0.83}
+# Measured on the held-out folds (docs/validity.md, "The session corpus"): 122 sessions since the
+# nineteenth and twentieth batches came in (11 of their 25 fell there, read as they came: t* 3 of 7,
+# endings 8 of 11, a false onset in 1 of 4): t* 50 of 76, endings 96 of 122, told 83.3%, a false onset
+# in 4 of 46. A rule change may only raise these; a batch of sessions no rule has seen moves them to
+# what it measures.
+HELD_OUT_FLOORS = {"t_star_agreement": 0.65, "ending_agreement": 0.78, "told_agreement": 0.83}
 HELD_OUT_FALSE_ONSETS_CEILING = 0.09
 
 
