@@ -61,7 +61,9 @@ def no_child_left(api, patience: float = 15.0) -> list[Path]:
     container): only a child whose container is gone and which stays gone past `patience` is left."""
     deadline = time.monotonic() + patience
     while True:
-        live = {c.id for c in api.containers.list(all=True)}
+        # sparse: ids from the list alone; inspecting each, as the full list does, fails on one another
+        # worker or suite removes between the list and its inspect
+        live = {c.id for c in api.containers.list(all=True, sparse=True)}
         left = [path for path in children() if path.parent.name not in live and path.exists()]
         if not left or time.monotonic() > deadline:
             return left

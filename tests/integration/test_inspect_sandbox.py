@@ -133,7 +133,7 @@ def test_a_cancelled_eval_leaves_no_container(api, tmp_path):
     assert "RETURNED" in output, output[-2000:]  # Inspect took the Ctrl-C as a cancel, no traceback
     (written,) = (tmp_path / "logs").glob("*.eval")
     assert read_eval_log(str(written), header_only=True).status == "cancelled"
-    assert sample not in {c.id for c in api.containers.list(all=True)}, output[-2000:]
+    assert sample not in {c.id for c in api.containers.list(all=True, sparse=True)}, output[-2000:]
 
 
 def test_a_failed_eval_leaves_no_container(api, tmp_path):
