@@ -31,6 +31,7 @@ WALL_WORDS = {
 }
 
 
+# A blank line ends a paragraph: an ask tells of the wall only beside the sentence that names it.
 PARAGRAPHS = re.compile(r"\n\s*\n")
 
 

@@ -77,7 +77,8 @@ def paths_acted_on(part: str, remedies) -> set[str]:
         for match in remedy.finditer(part):
             start = part.rfind(" ", 0, match.start()) + 1  # from the whole word it starts in
             reach = part[start:match.end() + 50]
-            found |= workspace_paths(PLAN.split(reach, maxsplit=1)[0])
+            acted_on = PLAN.split(reach, maxsplit=1)[0]
+            found |= workspace_paths(acted_on) | tool_caches(acted_on)
     return found
 
 
@@ -100,8 +101,12 @@ def workspace_paths(text: str) -> set[str]:
         token = token.removeprefix("/workspace/").removeprefix("./")
         if "/" in token or (token.startswith(".") and len(token) > 1):  # an absolute one is another place
             found.add(token.rstrip("/"))
-    found |= {f".cache/{tool.lower()}" for tool in CACHE_WORDS.findall(text) if tool.lower() not in ("the", "a", "its")}
     return found
+
+
+def tool_caches(text: str) -> set[str]:
+    """The tools' caches an ask names in words, each as a place of its own (`.cache/pytest`)."""
+    return {f".cache/{tool.lower()}" for tool in CACHE_WORDS.findall(text) if tool.lower() not in ("the", "a", "its")}
 
 
 def covers(asked: str, refused: str) -> bool:
