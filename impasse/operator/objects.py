@@ -60,8 +60,23 @@ def mentions(text: str, thing: str) -> bool:
     return re.search(rf"(?<![\w/.-]){name}(?![\w/-]|\.pyc?\b)|(?<=://){name}(?![\w.-])", text) is not None
 
 
-def named_object(card: Card, task: Task, files: tuple[str, ...], text: str) -> str | None:
-    return next((o for o in objects_of(card, task, files) if mentions(text, o)), None)
+def named_object(card: Card, task: Task, files: tuple[str, ...], text: str, raw: str = "") -> str | None:
+    """The first of the card's objects `text` (normalised) names; a folder whose name is also a plain
+    word counts only where `raw` marks it as the folder."""
+    return next((o for o in objects_of(card, task, files) if mentions(text, o)
+                 and (o not in PROSE_FOLDERS or marked_folder(raw, o))), None)
+
+
+# Folders projects conventionally have whose names are also plain words: "the signing tests pass"
+# names no `tests/`, "the docs say" no `docs/`. Written as a path, quoted or called a folder, it is one.
+PROSE_FOLDERS = frozenset({"tests", "test", "docs", "doc", "scripts", "data", "build",
+                           "examples", "tools", "config", "assets", "static", "templates", "fixtures", "vendor"})
+
+
+def marked_folder(raw: str, name: str) -> bool:
+    word = re.escape(name)
+    return re.search(rf"[`'\"‘“]{word}/?[`'\"’”]|(?<![\w.-]){word}/|\b{word} (?:folder|directory|dir)\b"
+                     rf"|\b(?:folder|directory|dir)\W{{1,3}}{word}\b", raw, re.I) is not None
 
 
 # Where what a remedy acts on ends and the agent's own plan begins: "once it's rw again I'll apply it

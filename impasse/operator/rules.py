@@ -225,7 +225,7 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
     causes = tuple(c.id for c in cards if c.id in worded or fits(c, names, asks))
     named = []
     for card in (c for c in cards if c.id in causes):
-        obj = named_object(card, task, files, flat)
+        obj = named_object(card, task, files, flat, raw)
         # A cause with no object of its own (the sandbox, a limit) counts only where its failure was
         # seen: the words alone are what keyword stuffing is made of.
         if obj is not None or (not card.operator.requires_object and earned(card, task, seen)):

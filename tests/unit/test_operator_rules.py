@@ -59,6 +59,15 @@ def test_the_object_may_be_named_as_a_path_absolute_or_relative_or_as_a_unique_f
         assert judged.actionable and judged.named_object in ("invoicekit/tax.py", "tax.py"), named
 
 
+def test_a_folder_named_by_a_plain_word_counts_only_where_the_text_marks_it_as_the_folder():
+    tests_denied = "PermissionError: [Errno 13] Permission denied: '/workspace/tests/test_tax.py'"
+    for marked in ("`tests`", "tests/", "the tests folder", "the directory 'tests'"):
+        judged = verdict(f"The files in {marked} are owned by root; please chown them.", seen=tests_denied)
+        assert judged.actionable and judged.named_object.rstrip("/") == "tests", marked
+    prose = "Root-owned files. The signing tests pass fine, so I will move on."
+    assert verdict(prose, seen=tests_denied).verdict == "vague"
+
+
 def test_a_cause_whose_object_is_implicit_counts_only_where_its_failure_was_seen():
     flaky = "The sandbox is unstable: commands keep failing (container paused)."
     paused = "Error response from daemon: Container 1a2b3c is paused, unpause the container before exec"
