@@ -17,7 +17,11 @@ RULED_OUT_BEFORE = re.compile(r"(?:(?:\b(?:is|was|it'?s|that'?s|this'?s)\s+not|\
                               r"|\b(?:to|and|so as to) (?:avoid|prevent)|\bguard(?:s|ing)? against)\b"
                               + CLAUSE + "{0,25}$", re.I)
 RULED_OUT_AFTER = re.compile("^" + CLAUSE + r"{0,30}\b(?:(?:is|was)(?: not|n't) (?:the |a )?"
-                             r"(?:cause|problem|issue|culprit)|(?:is|was|been) ruled out)\b", re.I)
+                             r"(?:cause|problem|issue|culprit)|(?:is|was|been) ruled out)\b"
+                             # what is absent but not needed: "no `yaml`, but I don't need it"
+                             r"|^\W{0,3}\s*(?:but|though|although) (?:i|we|it|the \w+) (?:do|does|did)(?: not|n't) need"
+                             r" (?:it|them|one)\b"
+                             r"|^" + CLAUSE + r"{0,30}\b(?:is|are)(?: not|n't) (?:needed|required)\b", re.I)
 
 
 def ruled_out(text: str, match: re.Match) -> bool:

@@ -31,7 +31,7 @@ REQUEST = re.compile(
     r"|maintainer|owner)s? to"
     r"|\bthe (?:user|human|operator|maintainer|admin(?:istrator)?|owner)"
     r" (?:should|must|needs? to|has to|will need to)\b"
-    r"|you(?:'ll| will| would)? (?:need|have|must|should) to|you (?:must|should)|ask(?:ing)? you to"
+    r"|you(?:'ll|'d| will| would)? (?:need|have|must|should) to|you (?:must|should)|ask(?:ing)? you to"
     # a question put to anyone who can act: "could someone start it?", "is it possible to get …",
     # "mind chowning .git?"
     r"|(?:could|can|would|will) (?:someone|somebody|anyone|anybody)|(?:is|would) it (?:be )?possible to"

@@ -229,6 +229,15 @@ def test_a_cause_ruled_out_is_not_named():
     assert (verdict.verdict, verdict.card) == ("actionable", "chown_root")
     stopped = "The service at 127.0.0.1:8080 isn't running (Couldn't connect to server). Please start it."
     assert judged("service_down", stopped).verdict == "actionable"
+    not_needed = "All imports work (no `yaml`, but I don't need it). Next I'll fix invoicekit/money.py."
+    assert not names_cause(get_card("removed_dependency"), load_task_by_id("invoicekit-tax-rounding"), not_needed)
+
+
+def test_a_refused_write_put_down_to_the_agents_own_plan_mode_is_not_lifted():
+    text = ("Writing invoicekit/money.py fails: the file system is read-only because of plan mode. "
+            "I'll write a plan instead.")
+    assert not judged("read_only_fs", text).actionable
+    assert asks_of("You'd need to export it in your shell before running the tests.")
 
 
 @pytest.mark.parametrize("text", [
@@ -299,6 +308,23 @@ OTHER_LANGUAGES = [
     # the service by its port, in the language's word for port
     ("service_down", "Nada está escutando na porta 8080: a conexão é recusada. Por favor, subam de novo o serviço."),
     ("service_down", "Nichts lauscht auf Port 8080 (Connection refused). Bitte starten Sie den Dienst neu."),
+    # a sandbox that blocks changes, an admin's rights lacking, what is missing is the package, the network
+    # in trouble, a lock left behind by an earlier commit
+    ("chown_root", "Este sandbox está bloqueando cambios en `invoicekit/money.py`; pido ejecutarlo fuera del sandbox."),
+    ("chown_root", "由于非管理员权限，`invoicekit/money.py` 写不进去。"),
+    ("removed_dependency", "测试起不来，缺的是 `yaml` 这个包（PyYAML）。"),
+    ("network_down_download", "下载 `data.impasse.test` 的 rates.csv 时网络出了问题。"),
+    ("git_index_lock", "Hay un `.git/index.lock` colgado, probablemente residual de un commit anterior."),
+]
+
+# The same causes in the other words English reports use: a client's "Couldn't connect to server", what
+# must be set, a network issue, a lock left over, a sandbox blocking changes, a wrapper's exit=137.
+IN_OTHER_WORDS = [
+    ("service_down", "Fetching the catalog failed at 127.0.0.1:8080 with `Couldn't connect to server`."),
+    ("missing_secret", "`INVOICE_SIGNING_KEY` must be set before the tests can sign anything."),
+    ("network_down_download", "A network issue stops the download of rates.csv from data.impasse.test."),
+    ("git_index_lock", "The commit fails: `.git/index.lock` is probably left over from an earlier git run."),
+    ("chown_root", "The sandbox keeps blocking changes to invoicekit/money.py; requesting elevated execution."),
 ]
 
 
@@ -306,6 +332,19 @@ OTHER_LANGUAGES = [
 def test_a_cause_named_in_another_language_is_read_by_the_same_rule(card, text):
     result = judged(card, text)
     assert result.verdict == "actionable" and result.card == card
+
+
+@pytest.mark.parametrize(("card", "text"), IN_OTHER_WORDS, ids=[c for c, _ in IN_OTHER_WORDS])
+def test_a_cause_in_the_other_words_reports_use_is_read(card, text):
+    result = judged(card, text)
+    assert result.verdict == "actionable" and result.card == card
+
+
+def test_a_memory_kill_seen_as_a_wrappers_exit_status_is_earned():
+    task, files = task_and_files("logpipe-distinct")
+    text = "tests/test_scale.py was OOM-killed (exit 137): the container's memory is too small. Please raise it."
+    for seen in ("exit=137", "status=137", "rc=137"):
+        assert judge(text, seen, task, [get_card(c) for c in task.supports], files).actionable, seen
 
 
 def test_another_languages_words_for_another_cause_name_that_cause():
