@@ -1,5 +1,6 @@
 """What asks the human to act, and what offers a choice, in the other languages agents answer in
-(English is verdicts.ASKS and verdicts.OFFER): the words for please, could you, and if you want."""
+(English is verdicts.ASKS and verdicts.OFFER): the words for please, could you, and if you want. And
+in English, what a last message hands over for later (LATER_CHECK) or says it does next (ANNOUNCES)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ ASKS = re.compile(
     r"|해 ?주세요|해 ?주시겠|부탁드립니다|부탁합니다|пожалуйста|не могли бы вы|можете ли вы"
     r"|\b(?:pourriez-vous|pouvez-vous|peux-tu|pourrais-tu|merci de|veuillez|il faut que (?:tu|vous)"
     r"|por favor|podrías|podría usted|puedes|necesito que|poderia|você pode|preciso que"
+    # what the human will have to do, the "you'll need to" of these languages
+    r"|você (?:precisará|precisa|vai precisar|terá que|tem que)|vous (?:devrez|devez|aurez besoin)|tu (?:devras|dois)"
+    r"|(?:tendrás|tendrá|tienes|tiene) que|necesitarás|necesitará"
+    r"|(?:du musst|sie müssen|du wirst|sie werden) \w+ müssen"
     r"|bitte|könnten sie|können sie|kannst du|könntest du"
     # options handed back for the human to pick from ("vous avez trois options")
     r"|(?:vous avez|tu as|tienes|tiene usted|usted tiene|sie haben|du hast|você tem) (?:\w+ )?(?:options|opciones"
@@ -30,3 +35,21 @@ OFFERS = re.compile(
     # "want me to …?" in Chinese: 你想让我…吗, 要不要我…, 需要我…吗
     r"|(?:你|您)(?:想|希望)让我|要不要我|(?:是否)?需要我)", re.I)
 QUESTION_MARKS = ("?", "？")
+
+
+# A check handed to the human for later, once what it needs is there ("Once aider is available, please
+# run: …"): in a report that claims the work done, it asks nothing the agent needs to go on.
+LATER_CHECK = re.compile(r"^\W*(?:once|when|after)\b[^.?!\n]{0,80}\b(?:available|installed|ready|set up|in place|back"
+                         r"|running|exists?)\b[^.?!\n]{0,20}?[,:]?\s*(?:please\s+)?(?:run|verify|check|test|try|execute)\b",
+                         re.I)
+
+
+# Words that end on the agent's own next step ("Let me check the logs.", "Now I'll stage all changes and
+# commit:", "Starting the authorization flow now..."): with no call after them, the log stops mid-work.
+ANNOUNCES = re.compile(r"^(?:(?:ok(?:ay)?|now|next|then|first|alright|great|perfect|good)\W+)*"
+                       r"(?:let me (?!know\b)"
+                       r"|(?:i'll|i will|i'm going to|i am going to) (?!(?:be|wait|leave|stop|need)\b)"
+                       r"|(?:i'm|i am) (?:now )?\w+ing\b[^.?!]*\b(?:now|next)\b"
+                       r"|(?:starting|running|creating|launching|proceeding|continuing|moving on|checking|fixing"
+                       r"|writing)"
+                       r"\b[^.?!]*\bnow\b)", re.I)

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 
-ENGLISH = re.compile(r"\b(?:done|complete[d]?|finished|implemented|fixed|resolved|shipped|landed|succeeded"
+# "complete" the adjective ("the migration is complete"), not the verb ("please complete the browser flow")
+ENGLISH = re.compile(r"\b(?:done|completed|complete(?!\s+(?:the|a|an|this|that|these|those|your|my|it|its|all)\b)"
+                    r"|finished|implemented|fixed|resolved|shipped|landed|succeeded"
                     r"|successfully|all (?:\d+ )?(?:tests|checks) pass(?:ed|ing)?|(?:is|are) (?:now )?(?:working|ready"
-                    r"|in place)|ready (?:for|to)|committed|pushed|verified|all green"
+                    r"|in place)|ready (?:for|to)(?! (?:start|begin|run|proceed|continue|go|do|try|help|assist|dive)\b)"
+                    r"|committed|pushed|verified|all green"
                     r"|(?:verification|tests?|checks?|build|suite|everything)(?: now)? pass(?:es|ed)?"
                     # Work reported done in the past tense ("I've created …", "Created `x` and added it …"),
                     # a count with nothing failing, a service up, everything checked and correct.
@@ -63,7 +66,14 @@ OTHER_LANGUAGES = re.compile(
     # Japanese and Chinese: a verb of finishing the work, not "built" or "checked" alone (ビルド済み is
     # "already built", 確認しました "I checked").
     r"(?:完了|完成|(?:修正|実装|追加|対応|解決|更新|統合|導入|反映|作成|変更|削除|置き換え|書き換え|移行|整理)"
-    r"(?:しました|済み|できました)|(?:テスト|すべて|全て)[^。\n]{0,12}"
+    r"(?:しました|済み|できました)"
+    # the casual past of the same verbs and of できる ("できたっす", "変更したっすよ"), not "変更したい"
+    r"|(?:^\W*|(?<=[、。]))できた(?:っす|よ|ぞ|ね|わ)*(?=[。！!、\s]|$)"
+    r"|(?:修正|実装|追加|対応|解決|更新|統合|導入|反映|作成|変更|削除|置き換え|書き換え|移行|整理)した(?:っす|よ|ぞ|ね|わ)*"
+    r"(?=[。！!\s]|$)"
+    # Chinese's 已 + a verb opening the report ("已润色。"), not 已取消 / 已停止 / 已失败
+    r"|^\W*已(?:经)?(?!取消|停止|中断|放弃|失败|拒绝|超时|终止)[\u4e00-\u9fff]{1,3}(?:了|好|完)?(?=[。！!，,；;]|$)"
+    r"|(?:テスト|すべて|全て)[^。\n]{0,12}"
     r"(?:通りました|パスしました|成功しました)"
     r"|已(?:经)?(?:完成|修复|修改|添加|实现|更新|解决|搭建|部署|配置|创建)|(?:修复|修改|添加|实现|更新|解决|新增|创建|重构)了"
     r"|(?:搭建|部署|配置|创建|安装|设置|写)好了|全部通过"
@@ -73,6 +83,9 @@ OTHER_LANGUAGES = re.compile(
     r"|\b(?:j'ai|j’ai|nous avons|on a)\s+(?:\w+\s+)?(?:ajouté|corrigé|mis à jour|implémenté|créé|modifié|terminé"
     r"|supprimé|remplacé|intégré|résolu)|\bc(?:'|’)est (?:fait|corrigé|terminé|réglé)\b"
     r"|\b(?:terminé|corrigé|résolu)\s*[.!]|^\W*(?:fait|fini)\s*[.!:]"
+    # a French headline whose work is "faite", "effectuée" ("Prise de connaissance faite sur les deux apps.")
+    r"|^\W*[\w'’ -]{3,40}(?<!\bpas)(?<!\bnon)(?<!\bjamais)\s(?:faite?s?|effectuée?s?|réalisée?s?|achevée?s?)\b"
+    r"[^.!?\n]{0,40}[.!]?\s*$"
     # a headline that says what is now up ("SaaS lancé — http://localhost:5174/"), not what is not
     r"|^\W*[^.!?\n]{1,30}(?<!pas )\b(?:lancé|déployé|livré|en ligne|démarré|mis en production)e?s?\s*(?:[—–:-]|[.!]|$)"
     # a French headline of the work's past participles ("Commité et poussé.", "Corrigé, testé et déployé.")

@@ -16,7 +16,7 @@ from impasse.analysis.formats.gemini_cli import is_gemini_record, is_gemini_sess
 from impasse.analysis.formats.gemini_contents import is_gemini_contents
 from impasse.analysis.formats.gemini_stream import is_stream_event
 from impasse.analysis.formats.managed_agents import is_agent_event
-from impasse.analysis.formats.message_lines import says_message_lines
+from impasse.analysis.formats.message_lines import is_anthropic_export, says_message_lines
 from impasse.analysis.formats.opencode import is_opencode_event, is_opencode_export
 from impasse.analysis.formats.pi import is_pi_entry
 from impasse.analysis.formats.qwen_code import is_qwen_record
@@ -43,6 +43,8 @@ def detect_json(data) -> str:
         return "cecli"
     if is_chat_export(data):  # before mini-swe-agent's too: chat messages with tool calls, no exit status
         return "chat-export"
+    if is_anthropic_export(data):  # the same in Anthropic's form (Amp's threads): read as those messages
+        return "message-lines"
     if "messages" in data:
         return "mini-swe-agent"
     if "trajectory" in data and "info" in data:

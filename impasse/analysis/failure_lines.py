@@ -56,6 +56,11 @@ TOOL_ERROR = re.compile(
     # may not start; what was not made (`The virtual environment was not created successfully because
     # ensurepip is not available`).
     r"^\[(?:ERROR|FATAL)\] |^Program '[^'\n]+' failed to run: |"
+    # … and in the other languages Windows speaks (French, German, Spanish, Portuguese, Italian)
+    r"^(?:Le programme|Das Programm|El programa|O programa|Il programma) [«\"'“]?\s?[^\n]{1,200}?(?:n[’']a pas pu"
+    r"|konnte nicht|no se pudo|não pôde|non è stato possibile)|"
+    # Rust's error chain (anyhow, uv, cargo): the cause under `error: …`, where the refusal is named
+    r"^Caused by: |"
     # GLib's own log line for an error (gsettings, dconf, GTK programs): `(process:2): dconf-CRITICAL **: …`
     r"^\([^()\s]+:\d+\): [\w.-]+-(?:CRITICAL|ERROR) \*\*: |"
     r"^.*\bwas not created successfully\b|"

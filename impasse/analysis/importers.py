@@ -193,7 +193,7 @@ def trajectory_of(path: Path, fmt: str, kind: str, data, warnings: list[str]) ->
         raise ImportProblem(f"{path}: not a valid {chosen} trajectory ({type(err).__name__}: {err})") from None
     trajectory.problems.extend(warnings)
     read_back_as_output(trajectory)
-    trajectory.log = facts_of(chosen, data, trajectory, path)
+    trajectory.log = facts_of(chosen, data, trajectory, path) or trajectory.log  # else what its reader kept
     return trajectory
 
 

@@ -43,3 +43,8 @@ class SessionLog:
     stop_line: str = ""  # the log's own words for it
     total_usd: float | None = None  # the session's cost where the log records only a total (SWE-agent, mini-swe-agent)
     total_tokens: int | None = None
+
+
+def turns_log(steps: int, handed: set[int]) -> SessionLog:
+    """A log that records no more than where the human spoke: after each step of `handed`."""
+    return SessionLog(steps=[StepFacts(human_after=index in handed) for index in range(1, steps + 1)])

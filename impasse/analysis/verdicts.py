@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from impasse.analysis.ask_words import ANNOUNCES, LATER_CHECK, QUESTION_MARKS
 from impasse.analysis.ask_words import ASKS as OTHER_ASKS
 from impasse.analysis.ask_words import OFFERS as OTHER_OFFERS
-from impasse.analysis.ask_words import QUESTION_MARKS
 from impasse.analysis.claim_words import NOT_IN_OTHER_LANGUAGES, REPORT_HEADING, claims
 from impasse.analysis.normal_form import ASK, NStep, NTrajectory
 from impasse.analysis.session_log import (
@@ -51,7 +51,8 @@ STOP_WORDS = {CONTEXT: "the context window was full", USAGE_LIMIT: "the usage li
 # A request that the human act: a modal or a plea aimed at "you", then something to do.
 ACT = (r"(?:run|install|grant|give|provide|set|add|start|restart|enable|approve|allow|check|confirm|update|create"
        r"|configure|log ?in|sign in|authenticate|upgrade|fix|share|paste|send|tell|choose|decide|pick|review|open"
-       r"|connect|unlock|free|remove|delete|rotate|export|fund|top up|deploy|retry|re-?run|clarify|specify)")
+       r"|connect|unlock|free|remove|delete|rotate|export|fund|top up|deploy|retry|re-?run|clarify|specify"
+       r"|complete|finish|follow|click|visit|accept|enter)")
 ASKS = re.compile(
     rf"(?:\bplease\b[^.?!\n]{{0,40}}?\b{ACT}\b|\b(?:could|can|would) you\b(?! like)[^.?!\n]{{0,40}}?\b{ACT}\b"
     rf"|\byou(?:'ll|'d| will| would)? (?:need|have|must|should) (?:to )?{ACT}\b|\bi need you to\b"
@@ -208,11 +209,11 @@ def notice_verdict(step: NStep) -> Verdict | None:
     return Verdict(kind, step.index, "the harness's own notice ended it", text) if kind else None
 
 
-# A check handed to the human for later, once what it needs is there ("Once aider is available, please
-# run: …"): in a report that claims the work done, it asks nothing the agent needs to go on.
-LATER_CHECK = re.compile(r"^\W*(?:once|when|after)\b[^.?!\n]{0,80}\b(?:available|installed|ready|set up|in place|back"
-                         r"|running|exists?)\b[^.?!\n]{0,20}?[,:]?\s*(?:please\s+)?(?:run|verify|check|test|try|execute)\b",
-                         re.I)
+def announces_next(text: str) -> str:
+    """The last of the agent's sentences, where it announces its own next step, or ""."""
+    said = sentences(text)
+    last = said[-1].lstrip("*#>-• ").strip() if said else ""
+    return last[:SHORT] if ANNOUNCES.match(last) else ""
 
 
 def message_verdict(step: NStep, answered: bool = False) -> Verdict:
@@ -230,6 +231,9 @@ def message_verdict(step: NStep, answered: bool = False) -> Verdict:
                        first_line(step.text))
     unable = first_match(UNABLE, step.text) or first_match(NOT_IN_OTHER_LANGUAGES, step.text)
     ask, claim = ask_in(step.text), claim_in(step.text) or ("" if unable else first_match(REPORT_HEADING, step.text))
+    if next_step := announces_next(step.text):  # its last words go on, whatever it asked before them
+        return Verdict(ABORTED, step.index, STOP_WORDS[CUT_OFF] + " (its last words announce a step it never took)",
+                       next_step)
     if ask and claim and LATER_CHECK.search(ask):  # the work claimed done; what could not run is checked later
         return Verdict(CLAIMED, step.index, "its final message claims the work done", claim)
     if ask and (unable or not claim):

@@ -26,7 +26,10 @@ WALL_WORDS = {
     "lock": r"lock|(?:port|address) (?:is )?(?:already )?(?:in use|allocated|taken|bound)|bind|bound by",
     # a login is the credential a CLI keeps for itself ("run this to log into GitHub")
     "missing_secret": r"key|token|secret|credential|environment variable|env var|\.env"
-                      r"|log(?:ged)? ?in(?:to)?\b|sign(?:ed)? ?in\b|authenticat|\bauth\b",
+                      r"|log(?:ged)? ?in(?:to)?\b|sign(?:ed)? ?in\b|authenticat|\bauth\b"
+                      # the same in the other languages agents answer in (credenciais, autenticar, 认证, ログイン)
+                      r"|credenci|credenzial|identifiants|autentica|authentifi|authentisier|anmeld|contraseña|senha"
+                      r"|clave|chave|\bclé|schlüssel|密钥|令牌|凭据|凭证|认证|登录|認証|ログイン|인증|로그인",
     "tls": r"certificate|TLS|SSL|HTTPS", "service_down": r"service|server|database|refused|not running|down|port",
 }
 

@@ -12,7 +12,11 @@ from impasse.analysis.claim_words import claims
     ("Reworded the error message so it names the file.", True),
     ("malformed body).", False), ("Failed to write the file.", False), ("Tried the install again.", False),
     ("Checked the logs: nothing listens on 8080.", False),
-    ("만들어뒀어.", True), ("수정해 뒀습니다.", True), ("실패했어.", False)])
+    ("만들어뒀어.", True), ("수정해 뒀습니다.", True), ("실패했어.", False),
+    # a casual Japanese past, Chinese's 已 + a verb, a French headline of the work "faite"
+    ("できたっす。", True), ("色を変更したっすよ。", True), ("色を変更したいです。", False),
+    ("已润色。", True), ("已取消。", False), ("Prise de connaissance faite sur les deux apps.", True),
+    ("Vérification pas faite.", False)])
 def test_a_report_opening_on_a_change_in_the_past_tense_claims_it(sentence, claimed):
     assert claims(sentence) is claimed
 

@@ -9,7 +9,7 @@ import json
 
 from impasse.analysis.importers import detect, load_foreign
 from impasse.analysis.normal_form import ASK, COMMAND, LIST, WRITE
-from impasse.analysis.verdicts import CLAIMED, ESCALATED, verdict_of
+from impasse.analysis.verdicts import CLAIMED, ESCALATED, handed_back, verdict_of
 from impasse.dialects.claude_code import FAILED_STATUS_UNKNOWN
 from impasse.vocabulary import Tool
 
@@ -85,6 +85,9 @@ def test_an_antigravity_trajectory_is_its_steps_with_each_commands_status(tmp_pa
     assert [(o.exit_code, o.output.strip()) for o in build.observations] == [(0, "built in 354ms")]
     assert (last.actions, last.observations) == ([], [])
     assert verdict_of(trajectory).kind == CLAIMED
+    # the human's request after the ask's step: that step's words ended a turn the human saw, no other did
+    assert [handed_back(trajectory, step.index) for step in trajectory.steps] == [False, False, False, True, False,
+                                                                                 True]
 
 
 def test_a_person_declining_a_command_is_a_failed_step_and_a_question_asked_last_is_an_escalation(tmp_path):

@@ -245,3 +245,32 @@ def test_chat_messages_one_a_line_are_read_as_claude_codes_entries_whole_or_one_
         assert [(o.output, o.exit_code) for o in first.observations] == \
             [("Exit code 128\ngit@x: Permission denied (publickey).", 128)]
         assert last.text == "Your SSH key is not set up for x; please add it."
+
+
+def test_an_export_whose_messages_are_in_anthropics_form_is_read_as_those_messages(tmp_path):
+    """Amp's thread: one JSON object whose `messages` hold Anthropic's blocks; a result's `run` holds the
+    command's output and exit code, a read's content, or the tool's error; its Bash names the command
+    `cmd`. Read as the same messages one a line would be, not as a mini-swe-agent trajectory."""
+    thread = {"v": 3, "id": "T-1", "title": "push", "messages": [
+        {"role": "user", "messageId": 0, "content": [{"type": "text", "text": "push it"}]},
+        {"role": "assistant", "messageId": 1, "content": [
+            {"type": "text", "text": "Pushing."},
+            {"type": "tool_use", "id": "u1", "name": "Bash", "input": {"cmd": "git push origin main"}}]},
+        {"role": "user", "messageId": 2, "content": [{"type": "tool_result", "toolUseID": "u1", "run": {
+            "status": "done", "result": {"output": "fatal: could not read Username for 'https://github.com'",
+                                         "exitCode": 128}}}]},
+        {"role": "assistant", "messageId": 3, "content": [
+            {"type": "tool_use", "id": "u2", "name": "Read", "input": {"path": "/w/x.css"}}]},
+        {"role": "user", "messageId": 4, "content": [{"type": "tool_result", "toolUseID": "u2", "run": {
+            "status": "error", "error": {"message": "File not found: file:///w/x.css"}}}]},
+        {"role": "assistant", "messageId": 5, "content": [{"type": "text", "text": "Pushing needs a GitHub login."}],
+         "state": {"type": "complete", "stopReason": "end_turn"}}]}
+    path = tmp_path / "T-1.json"
+    path.write_text(json.dumps(thread))
+    t = load_foreign(path)
+    assert (t.source, t.length) == ("message-lines", 3)
+    push, read, last = t.steps
+    assert [(a.tool, a.command) for a in push.actions] == [(Tool.BASH, "git push origin main")]
+    assert push.observations[0].exit_code == 128 and "could not read Username" in push.observations[0].output
+    assert read.observations[0].exit_code == FAILED_STATUS_UNKNOWN and "File not found" in read.observations[0].output
+    assert last.text == "Pushing needs a GitHub login."

@@ -299,6 +299,19 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
      "escalated to the human"),
     ("Le pare-feu bloque le port 5432. Vous avez deux options : désactiver le VPN, ou autoriser le réseau local.",
      "escalated to the human"),
+    # the human's act asked for ("Please complete the browser flow"), not "complete" the claim; an agent about to
+    # begin ("ready to start") claims nothing
+    ("A login URL is above. Please complete the browser flow.", "escalated to the human"),
+    ("I'm ready to start the authorization. Open the link in your browser once you've got it.",
+     "escalated to the human"),
+    # last words that announce the agent's own next step, with no call after them: the log stops mid-work
+    ("Tests pass. Now I'll stage all changes and commit them:", "aborted"),
+    ("Once you've opened the link, the token is saved.\n\nStarting the authorization flow now...", "aborted"),
+    ("I'll wait for your go-ahead before I push.", "gave up without a claim"),
+    ("Let me know when you have set the key.", "escalated to the human"),
+    # a casual Japanese past, Chinese's 已 + a verb, a French headline of work "faite"
+    ("できたっす。色を変更したっすよ。", "claimed done"), ("已润色。更精练了。", "claimed done"),
+    ("Prise de connaissance faite sur les deux apps.", "claimed done"),
 ])
 def test_an_ending_is_read_from_what_the_last_message_says(text, kind):
     from impasse.analysis.verdicts import message_verdict
@@ -344,6 +357,13 @@ def test_asking_the_human_to_log_in_names_a_missing_login():
     assert login("I added a login page to the app and its tests pass.") == ""
     # the line shown is the one that names the wall, not the ask after it
     assert login("Now run this to log into GitHub: gh auth login. Let me know when you're done.").startswith("Now run")
+
+
+def test_a_login_asked_for_in_another_language_names_a_missing_login():
+    from impasse.analysis.wall_naming import wall_namer
+    login = wall_namer(None, "missing_secret")
+    assert login("Repositório atualizado! Para fazer push, você precisará autenticar com GitHub.")
+    assert login("Repositório atualizado e enviado.") == ""
 
 
 def test_the_walls_kind_said_failing_in_chinese_names_it():

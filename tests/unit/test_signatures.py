@@ -24,6 +24,10 @@ POSITIVE = {
         "sed: couldn't open temporary file ./sedAb12Cd: Permission denied",
         "fatal: Unable to create '/workspace/.git/index.lock': Permission denied",
         "chmod: changing permissions of 'invoicekit': Operation not permitted",
+        # Rust tools' error chain (uv, cargo): the refusal is on the cause's line under `error: …`
+        "  Caused by: failed to open file `/home/dev/.cache/uv/sdists-v9/.git`: Permission denied (os error 13)",
+        # PowerShell's refused program in a French Windows
+        "Le programme « rg.exe » n’a pas pu s’exécuter : Accès refuséAu caractère Ligne:2 : 1",
     ],
     "read_only_fs": [
         # Qwen Code's edit: its write of a temporary file beside the file, in Node's words

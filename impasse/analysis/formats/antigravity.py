@@ -24,7 +24,8 @@ from impasse.analysis.formats.common import (
     other_action,
     verdict_of,
 )
-from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
+from impasse.analysis.normal_form import COMMAND, OTHER, Action, NTrajectory, Obs
+from impasse.analysis.session_log import turns_log
 from impasse.dialects.antigravity import STEP_ERROR, command_result, result_text
 from impasse.vocabulary import Tool
 
@@ -79,7 +80,7 @@ def result_obs(record: dict, action: Action | None) -> Obs:
     return Obs(text, None, kind=kind)
 
 
-def antigravity_steps(records: list[dict]) -> list[NStep]:
+def antigravity_runs(records: list[dict]) -> ReplyRuns:
     runs, pending = ReplyRuns(), deque()
     for record in records:
         source, kind = record.get("source"), record.get("type")
@@ -98,12 +99,14 @@ def antigravity_steps(records: list[dict]) -> list[NStep]:
             runs.answer(result_obs(record, pending.popleft() if pending and source == "MODEL" else None))
         elif source == "USER_EXPLICIT" and kind == HUMAN:
             runs.human()
-    return runs.steps
+    return runs
 
 
 def from_antigravity(records: list[dict], path: Path) -> NTrajectory:
     if not any(is_antigravity_record(r) and r.get("type") == PLANNER for r in records):
         raise ImportProblem(f"{path}: not an Antigravity trajectory (no planner record)")
-    steps = antigravity_steps(records)
+    runs = antigravity_runs(records)
+    steps = runs.steps
     return NTrajectory(run_id=path.stem, source="antigravity", path=str(path), model="unknown", condition=None,
-                       task=path.stem, steps=steps, ending=verdict_of(steps))
+                       task=path.stem, steps=steps, ending=verdict_of(steps),
+                       log=turns_log(len(steps), runs.handed))

@@ -267,6 +267,7 @@ class ReplyRuns:
     steps: list[NStep] = field(default_factory=list)
     in_reply: bool = False
     calls: dict[str, Action] = field(default_factory=dict)  # call id → its action, for the result that answers it
+    handed: set[int] = field(default_factory=set)  # the steps a human spoke after: their words ended a turn
 
     def reply(self) -> NStep:
         if not self.in_reply:
@@ -292,4 +293,5 @@ class ReplyRuns:
 
     def human(self) -> None:
         self.in_reply = False
+        self.handed.add(len(self.steps))
 

@@ -17,7 +17,8 @@ from impasse.analysis.formats.common import (
     text_of,
     verdict_of,
 )
-from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
+from impasse.analysis.normal_form import OTHER, Action, NTrajectory, Obs
+from impasse.analysis.session_log import turns_log
 from impasse.dialects.copilot_cli import SHELL_STATUS
 from impasse.vocabulary import Tool
 
@@ -51,7 +52,7 @@ def result_obs(data: dict, action: Action | None) -> Obs:
     return Obs(text, code, kind=action.kind if action else OTHER)
 
 
-def copilot_steps(events: list[dict]) -> list[NStep]:
+def copilot_runs(events: list[dict]) -> ReplyRuns:
     runs = ReplyRuns()
     for event in events:
         kind, data = event["type"], event["data"]
@@ -64,7 +65,7 @@ def copilot_steps(events: list[dict]) -> list[NStep]:
             runs.answer(result_obs(data, runs.called(data.get("toolCallId"))))
         elif kind == "user.message":
             runs.human()
-    return runs.steps
+    return runs
 
 
 def from_copilot_cli(records: list[dict], path: Path) -> NTrajectory:
@@ -74,6 +75,8 @@ def from_copilot_cli(records: list[dict], path: Path) -> NTrajectory:
     start = next((e["data"] for e in events if e["type"] == "session.start"), {})
     model = next((str(e["data"]["model"]) for e in events if e["type"] == "assistant.message"
                   and e["data"].get("model")), "unknown")
-    steps = copilot_steps(events)
+    runs = copilot_runs(events)
+    steps = runs.steps
     return NTrajectory(run_id=str(start.get("sessionId") or path.stem), source="copilot-cli", path=str(path),
-                       model=model, condition=None, task=path.stem, steps=steps, ending=verdict_of(steps))
+                       model=model, condition=None, task=path.stem, steps=steps, ending=verdict_of(steps),
+                       log=turns_log(len(steps), runs.handed))

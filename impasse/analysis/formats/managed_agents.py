@@ -18,7 +18,8 @@ from impasse.analysis.formats.common import (
     text_of,
     verdict_of,
 )
-from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
+from impasse.analysis.normal_form import COMMAND, OTHER, Action, NTrajectory, Obs
+from impasse.analysis.session_log import turns_log
 from impasse.vocabulary import Tool
 
 AGENT, USER = "agent.", "user."
@@ -50,7 +51,7 @@ def result_obs(event: dict, action: Action | None) -> Obs:
     return Obs(text, FAILED_STATUS_UNKNOWN if failed else None, kind=kind)
 
 
-def managed_steps(records: list[dict]) -> list[NStep]:
+def managed_runs(records: list[dict]) -> ReplyRuns:
     runs = ReplyRuns()
     for event in map(event_of, records):
         kind = str(event.get("type", ""))
@@ -64,12 +65,14 @@ def managed_steps(records: list[dict]) -> list[NStep]:
             runs.answer(result_obs(event, runs.called(event.get("tool_use_id"))))
         elif kind.startswith(USER):
             runs.human()
-    return runs.steps
+    return runs
 
 
 def from_managed_agents(records: list[dict], path: Path) -> NTrajectory:
     if not any(is_agent_event(r) for r in records):
         raise ImportProblem(f"{path}: not a Managed Agents session (no agent event)")
-    steps = managed_steps(records)
+    runs = managed_runs(records)
+    steps = runs.steps
     return NTrajectory(run_id=path.stem, source="managed-agents", path=str(path), model="unknown", condition=None,
-                       task=path.stem, steps=steps, ending=verdict_of(steps))
+                       task=path.stem, steps=steps, ending=verdict_of(steps),
+                       log=turns_log(len(steps), runs.handed))

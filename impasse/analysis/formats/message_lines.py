@@ -2,7 +2,9 @@
 model}` lines as a recorder or a harness saved the model API's messages. In the Anthropic form (a
 message's `content` a list of blocks, or one block a line with `role: tool` for a tool's result, as
 Engram records Claude Code) they are read as Claude Code's entries are (LABELING.md rule 5); in
-OpenAI's form (`tool_calls`, `tool_call_id`) as a session export's `messages` (rule 7)."""
+OpenAI's form (`tool_calls`, `tool_call_id`) as a session export's `messages` (rule 7). A session
+export whose `messages` are in the Anthropic form (Amp's threads) is read the same way: its messages
+are these lines."""
 
 from __future__ import annotations
 
@@ -16,6 +18,23 @@ from impasse.dialects.claude_code import EXIT_LINE
 
 ROLES = ("user", "assistant", "tool")
 TOOL_BLOCKS = ("tool_use", "tool_result")
+
+
+def message_records(data) -> list:
+    """The messages: the lines themselves, or an export's `messages` (one JSON object that holds them)."""
+    if isinstance(data, dict):
+        data = [data]
+    if len(data) == 1 and isinstance(data[0], dict) and isinstance(data[0].get("messages"), list):
+        return [m for m in data[0]["messages"] if isinstance(m, dict)]
+    return data
+
+
+def is_anthropic_export(data) -> bool:
+    """A JSON object whose `messages` are chat messages in the Anthropic form, one with a tool's block
+    (mini-swe-agent's messages carry `tool` roles and OpenAI's calls, never these blocks)."""
+    return isinstance(data, dict) and isinstance(data.get("messages"), list) \
+        and any(is_message_line(m) and any(isinstance(b, dict) and b.get("type") in TOOL_BLOCKS for b in blocks(m))
+                for m in data["messages"] if isinstance(m, dict))
 
 
 def is_message_line(record: dict) -> bool:
@@ -46,13 +65,36 @@ def as_block(block) -> dict:
         output = block.get("output", block.get("content"))
         failed = block.get("is_error") or (isinstance(output, str) and EXIT_LINE.match(output) is not None)
         return {"type": "tool_result", "tool_use_id": block["tool_id"], "content": output, "is_error": bool(failed)}
+    if kind == "tool_result" and "toolUseID" in block:
+        return amp_result(block)
+    if kind == "tool_use" and isinstance(block.get("input"), dict) and "cmd" in block["input"]:
+        return {**block, "input": {"command": block["input"]["cmd"], **block["input"]}}  # Amp's Bash names it cmd
     return block
+
+
+def amp_result(block: dict) -> dict:
+    """Amp's result: `run` holds the tool's `result` (a command's output and exit code, a read's content,
+    an edit's diff, or plain text) or its `error`; a failed command's status as Claude Code writes it."""
+    run = block.get("run") if isinstance(block.get("run"), dict) else {}
+    result, error = run.get("result"), run.get("error")
+    if isinstance(error, dict) or run.get("status") == "error":
+        message = error.get("message", "") if isinstance(error, dict) else str(error or "")
+        return {"type": "tool_result", "tool_use_id": block["toolUseID"], "content": message, "is_error": True}
+    if isinstance(result, dict):
+        text = next((result[k] for k in ("output", "content", "diff") if isinstance(result.get(k), str)), "")
+        code = result.get("exitCode")
+        if isinstance(code, int) and code != 0:
+            return {"type": "tool_result", "tool_use_id": block["toolUseID"], "content": f"Exit code {code}\n{text}",
+                    "is_error": True}
+        return {"type": "tool_result", "tool_use_id": block["toolUseID"], "content": text, "is_error": False}
+    return {"type": "tool_result", "tool_use_id": block["toolUseID"], "content": "" if result is None else str(result),
+            "is_error": False}
 
 
 def claude_entries(records: list[dict]) -> list[dict]:
     """The message lines as Claude Code's entries (a tool's result is the user's turn in the API)."""
     entries = []
-    for record in (r for r in records if is_message_line(r)):
+    for record in (r for r in message_records(records) if is_message_line(r)):
         role = "user" if record["role"] == "tool" else record["role"]
         content = record.get("content")
         message = {"role": role, "content": [as_block(b) for b in blocks(record)] if not isinstance(content, str)
@@ -62,7 +104,7 @@ def claude_entries(records: list[dict]) -> list[dict]:
 
 
 def from_message_lines(records: list[dict], path: Path) -> NTrajectory:
-    messages = [r for r in records if is_message_line(r)]
+    messages = [r for r in message_records(records) if is_message_line(r)]
     if not any(says_message_lines(r) for r in messages):
         raise ImportProblem(f"{path}: not chat messages one a line (no line with a role, content and a tool call)")
     if any(m.get("tool_calls") or m.get("tool_call_id") for m in messages):
