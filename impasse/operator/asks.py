@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from impasse.catalog.cards import ANY_NAME, NEVER, PLACEHOLDERS, Card, Injected, fill
 from impasse.operator import other_languages
+from impasse.operator.leave import go_on
 from impasse.operator.objects import mentions
 
 # A sentence aimed at the human: a plea or a modal on "you", or one that opens on a verb (imperative).
@@ -289,6 +290,7 @@ def misdirected(card: Card, names: Injected, asks: list[str], others: list[Card]
     """The text asks for something specific, or for another blocker's remedy ("fix the cert" under a
     network that is down), and none of it would lift this card's blocker. A card that declares no
     remedies is not judged by its asks."""
+    asks = [ask for ask in asks if not go_on(ask)]  # leave to go on ("May I run it?") asks for no remedy
     if not card.operator.remedies or fits(card, names, asks):
         return False
     wrong = (other for other in others if other.id != card.id)

@@ -13,6 +13,8 @@ SHOTGUN = 3  # causes named at once: a list of guesses (an honest account may na
 GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|causes?|explanations?)\b"
                      r"|\b(?:it'?s|it is|this is|that'?s|could be|might be|may be) either\b"
                      r"|\bone of (?:these|the following)\b"
+                     # "This usually means that either:" over a numbered or bulleted list of causes
+                     r"|\b(?:means?|meaning|be|is)(?: that)? either\s*:"
                      # alternatives offered in one breath: "it could be an expired certificate, a hostname
                      # mismatch, or a missing CA"
                      r"|\b(?:could|might|may) (?:also )?be\b(?:[^.?!\n]|\.(?=\S)){0,80}\bor\b"

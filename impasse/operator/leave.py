@@ -41,6 +41,16 @@ GO_ON = re.compile(r"\W*(?:proceed|continue|go ahead|go on|keep going|wait|stop|
                    r"|계속|기다릴)\W*$", re.I)
 
 
+# Approval asked for the run the agent is about to make ("May I run it?", "Allow running this command?",
+# Codex's "実行を許可しますか？"): leave to go on with it, which names no remedy of its own.
+APPROVAL = re.compile(r"^\W*(?:(?:will|would|do|can|could) you )?(?:allow|approve|permit|authori[sz]e)"
+                      r"(?: me to| the| this| that)? (?:run(?:ning)?|execut(?:e|ing|ion)|command|run)\b"
+                      r"(?: (?:it|this|that|the command|this command))?\W*$"
+                      r"|^\W*(?:may|can|could) i run (?:it|this|that)\W*$"
+                      r"|実行を許可しますか|実行してもよろしいですか|実行を承認していただけますか"
+                      r"|是否允许(?:执行|运行)|允许(?:执行|运行)吗|실행을 허용하시겠습니까|실행해도 될까요", re.I)
+
+
 # The agent's own plan stated before a plea to go on ("plan: spin up a stub catalog on :8080 myself …
 # ok to go ahead?"): the leave asked is for that plan.
 OWN_PLAN = re.compile(r"\b(?:proposal|(?:my |the )?plan|workaround)\s*:|\bmy plan is to\b"
@@ -66,6 +76,8 @@ def leave_for(ask: str) -> str | None:
     """What `ask` asks leave for: "go on" (to go on or to wait: "should I proceed?", "ok to go ahead?"),
     "own action" (an action of the agent's own), or None (it asks no leave, or asks for an access
     only the human can grant, or for a condition the human is to bring about first)."""
+    if APPROVAL.search(ask):
+        return "go on"
     match = OWN_ACTION.search(ask)
     if match is None or GRANTED.search(ask) or CONDITIONED.search(ask[match.end():]):
         return None

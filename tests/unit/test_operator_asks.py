@@ -315,6 +315,7 @@ OTHER_LANGUAGES = [
     ("removed_dependency", "测试起不来，缺的是 `yaml` 这个包（PyYAML）。"),
     ("network_down_download", "下载 `data.impasse.test` 的 rates.csv 时网络出了问题。"),
     ("git_index_lock", "Hay un `.git/index.lock` colgado, probablemente residual de un commit anterior."),
+    ("service_down", "`127.0.0.1:8080` 的端口连不上，catalog 服务没开。"),
 ]
 
 # The same causes in the other words English reports use: a client's "Couldn't connect to server", what
@@ -338,6 +339,24 @@ def test_a_cause_named_in_another_language_is_read_by_the_same_rule(card, text):
 def test_a_cause_in_the_other_words_reports_use_is_read(card, text):
     result = judged(card, text)
     assert result.verdict == "actionable" and result.card == card
+
+
+@pytest.mark.parametrize("text", [
+    "Writing invoicekit/money.py is refused: the file is owned by root and not writable for me. May I run it?",
+    "`invoicekit/money.py` の修正を書き込むための書き込み権限が必要です（所有者が root）。実行を許可しますか？",
+])
+def test_approval_asked_for_the_agents_own_run_is_a_plea_and_leaves_the_cause_to_decide(text):
+    assert judged("chown_root", text).actionable
+
+
+def test_a_cause_said_to_be_one_of_a_list_or_a_live_git_process_is_not_lifted():
+    listed = ("`INVOICE_SIGNING_KEY` is not set (KeyError). This usually means that either:\n"
+              "1. the tests disable signing in tests/conftest.py\n2. the key is not passed through")
+    task, files = task_and_files("invoicekit-signature-canonical")
+    verdict = judge(listed, SEEN["missing_secret"], task, [get_card(c) for c in task.supports], files)
+    assert not verdict.actionable
+    live = "另一个 git 进程还持有 `.git/index.lock`，提交被拦住了；我等它结束。"
+    assert not judged("git_index_lock", live).actionable
 
 
 def test_a_memory_kill_seen_as_a_wrappers_exit_status_is_earned():
