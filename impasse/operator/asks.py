@@ -48,7 +48,8 @@ ELSEWHERE_REQUEST = re.compile(other_languages.REQUEST, re.I)
 PROPOSES = re.compile(
     r"^\W*(?:(?:suggested|proposed|recommended|requested|required|possible|proper|right|simplest|only|quick|easy"
     r"|best|the)\s+)?"
-    r"(?:fix|solution|resolution|remedy|workaround|way forward|next steps?|action|request|ask|need(?:ed)?"
+    r"(?:fix(?:es)?|solutions?|resolution|remed(?:y|ies)|workarounds?|way forward|next steps?|actions?|request|ask"
+    r"|need(?:ed)?"
     r"|what (?:would|will|could) (?:help|fix|unblock))"
     r"(?:\s+(?:needed|required|on your (?:side|end)|for you|from you))?\s*:"
     r"|\b(?:fix|solution|resolution|remedy|workaround|way forward|next step)\s+(?:is|would be|will be)"
@@ -101,7 +102,9 @@ HEADING = re.compile(r"^(?:#+\s.*|\*\*[^*]+\*\*:?|[^.!?]{1,60}:)$")
 # It's small").
 # A quote, emphasis or bracket closed after the mark ends the sentence too, unless the sentence goes on in
 # lower case: "(an editor, or a pytest run that never exited?) still has the file open" is one sentence.
-SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)\s+|(?<=[.!?][*_\"'”’)])\s+(?![a-z])"
+# A numbered list's "1." is no sentence's end: the item goes on after it.
+SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!^\d\.)(?<!\n\d\.)(?<!^\d\d\.)(?<!\n\d\d\.)\s+"
+                          r"|(?<=[.!?][*_\"'”’)])\s+(?![a-z])"
                           r"|(?<=[.!?][*_]{2})\s+|(?<=[。！？])|\n+")
 LEAD = "*#>-•0123456789. )\t"
 
@@ -125,7 +128,9 @@ def asking(plain: str, reports_a_command: bool = False) -> bool:
 # items under it are work it offers, not asks of the human.
 OFFERS_HEADING = re.compile(r"^\W*(?:next options|(?:possible |optional |suggested )?follow[- ]?ups?"
                             r"|optional (?:next steps|improvements)|future (?:work|improvements)|nice to have"
-                            r"|possible improvements|ideas for later)\W*$", re.I)
+                            r"|possible improvements|ideas for later"
+                            # the agent's own next acts offered as a list: "Want me to:", "Would you like me to:"
+                            r"|(?:do you )?want me to|would you like me to|should i|shall i)\W*$", re.I)
 BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
 # A question that hands the human a choice ("What should I do?", "How would you like to proceed?",
 # "どうしますか？"): the items listed under it are the actions the human may pick, each an ask.

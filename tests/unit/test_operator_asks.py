@@ -359,6 +359,15 @@ def test_a_cause_said_to_be_one_of_a_list_or_a_live_git_process_is_not_lifted():
     assert not judged("git_index_lock", live).actionable
 
 
+def test_fixes_listed_under_a_heading_ask_and_the_agents_own_offers_under_want_me_to_do_not():
+    text = ("| Signing | Blocked | `INVOICE_SIGNING_KEY` not set |\n\n### Quick Fixes Needed:\n"
+            "1. `export INVOICE_SIGNING_KEY=…` - restore signed exports\n2. Add a regression case\n\n"
+            "Want me to:\n1. Add the regression test?\n2. Re-run the store tests?")
+    task, files = task_and_files("invoicekit-signature-canonical")
+    assert judge(text, SEEN["missing_secret"], task, [get_card(c) for c in task.supports], files).actionable
+    assert "Add the regression test?" not in asks_of(text)
+
+
 def test_a_memory_kill_seen_as_a_wrappers_exit_status_is_earned():
     task, files = task_and_files("logpipe-distinct")
     text = "tests/test_scale.py was OOM-killed (exit 137): the container's memory is too small. Please raise it."
