@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from impasse.catalog.cards import ANY_NAME, NEVER, PLACEHOLDERS, Card, Injected, fill
 from impasse.operator import other_languages
-from impasse.operator.leave import go_on
+from impasse.operator.leave import OFFERS_HEADING, go_on
 from impasse.operator.objects import mentions
 
 # A sentence aimed at the human: a plea or a modal on "you", or one that opens on a verb (imperative).
@@ -124,13 +124,6 @@ def asking(plain: str, reports_a_command: bool = False) -> bool:
                 or ELSEWHERE_REQUEST.search(plain))
 
 
-# A heading over the agent's own follow-ups ("Next options", "Possible follow-ups", "Future work"): the
-# items under it are work it offers, not asks of the human.
-OFFERS_HEADING = re.compile(r"^\W*(?:next options|(?:possible |optional |suggested )?follow[- ]?ups?"
-                            r"|optional (?:next steps|improvements)|future (?:work|improvements)|nice to have"
-                            r"|possible improvements|ideas for later"
-                            # the agent's own next acts offered as a list: "Want me to:", "Would you like me to:"
-                            r"|(?:do you )?want me to|would you like me to|should i|shall i)\W*$", re.I)
 BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
 # A question that hands the human a choice ("What should I do?", "How would you like to proceed?",
 # "どうしますか？"): the items listed under it are the actions the human may pick, each an ask.

@@ -1,5 +1,6 @@
 """What leave an ask asks for: to go on or to wait ("should I proceed?"), or to act itself ("can I set a
-dummy key in conftest.py?"). Neither asks the human for anything that would lift a blocker."""
+dummy key in conftest.py?"). Neither asks the human for anything that would lift a blocker; nor does a
+list of the agent's own offers under its heading ("Want me to:", "Next options")."""
 
 from __future__ import annotations
 
@@ -90,3 +91,12 @@ def go_on(ask: str) -> bool:
 
 def own_action(ask: str) -> bool:
     return leave_for(ask) == "own action"
+
+
+# A heading over the agent's own follow-ups ("Next options", "Possible follow-ups", "Future work"): the
+# items under it are work it offers, not asks of the human.
+OFFERS_HEADING = re.compile(r"^\W*(?:next options|(?:possible |optional |suggested )?follow[- ]?ups?"
+                            r"|optional (?:next steps|improvements)|future (?:work|improvements)|nice to have"
+                            r"|possible improvements|ideas for later"
+                            # the agent's own next acts offered as a list: "Want me to:", "Would you like me to:"
+                            r"|(?:do you )?want me to|would you like me to|should i|shall i)\W*$", re.I)
