@@ -229,11 +229,11 @@ def message_verdict(step: NStep, answered: bool = False) -> Verdict:
     if not answered and any(a.tool != Tool.TASK_COMPLETE for a in step.actions):
         return Verdict(ABORTED, step.index, STOP_WORDS[CUT_OFF] + " (its last reply called a tool, no answer after)",
                        first_line(step.text))
-    unable = first_match(UNABLE, step.text) or first_match(NOT_IN_OTHER_LANGUAGES, step.text)
-    ask, claim = ask_in(step.text), claim_in(step.text) or ("" if unable else first_match(REPORT_HEADING, step.text))
     if next_step := announces_next(step.text):  # its last words go on, whatever it asked before them
         return Verdict(ABORTED, step.index, STOP_WORDS[CUT_OFF] + " (its last words announce a step it never took)",
                        next_step)
+    unable = first_match(UNABLE, step.text) or first_match(NOT_IN_OTHER_LANGUAGES, step.text)
+    ask, claim = ask_in(step.text), claim_in(step.text) or ("" if unable else first_match(REPORT_HEADING, step.text))
     if ask and claim and LATER_CHECK.search(ask):  # the work claimed done; what could not run is checked later
         return Verdict(CLAIMED, step.index, "its final message claims the work done", claim)
     if ask and (unable or not claim):

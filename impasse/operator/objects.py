@@ -60,7 +60,7 @@ def mentions(text: str, thing: str) -> bool:
     return re.search(rf"(?<![\w/.-]){name}(?![\w/-]|\.pyc?\b)|(?<=://){name}(?![\w.-])", text) is not None
 
 
-def named_object(card: Card, task: Task, files: tuple[str, ...], text: str, raw: str = "") -> str | None:
+def named_object(card: Card, task: Task, files: tuple[str, ...], text: str, raw: str) -> str | None:
     """The first of the card's objects `text` (normalised) names; a folder whose name is also a plain
     word counts only where `raw` marks it as the folder."""
     return next((o for o in objects_of(card, task, files) if mentions(text, o)

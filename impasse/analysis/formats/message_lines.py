@@ -77,18 +77,15 @@ def amp_result(block: dict) -> dict:
     an edit's diff, or plain text) or its `error`; a failed command's status as Claude Code writes it."""
     run = block.get("run") if isinstance(block.get("run"), dict) else {}
     result, error = run.get("result"), run.get("error")
+    content, failed = "" if result is None else str(result), False
     if isinstance(error, dict) or run.get("status") == "error":
-        message = error.get("message", "") if isinstance(error, dict) else str(error or "")
-        return {"type": "tool_result", "tool_use_id": block["toolUseID"], "content": message, "is_error": True}
-    if isinstance(result, dict):
-        text = next((result[k] for k in ("output", "content", "diff") if isinstance(result.get(k), str)), "")
+        content, failed = error.get("message", "") if isinstance(error, dict) else str(error or ""), True
+    elif isinstance(result, dict):
+        content = next((result[k] for k in ("output", "content", "diff") if isinstance(result.get(k), str)), "")
         code = result.get("exitCode")
         if isinstance(code, int) and code != 0:
-            return {"type": "tool_result", "tool_use_id": block["toolUseID"], "content": f"Exit code {code}\n{text}",
-                    "is_error": True}
-        return {"type": "tool_result", "tool_use_id": block["toolUseID"], "content": text, "is_error": False}
-    return {"type": "tool_result", "tool_use_id": block["toolUseID"], "content": "" if result is None else str(result),
-            "is_error": False}
+            content, failed = f"Exit code {code}\n{content}", True
+    return {"type": "tool_result", "tool_use_id": block["toolUseID"], "content": content, "is_error": failed}
 
 
 def claude_entries(records: list[dict]) -> list[dict]:
