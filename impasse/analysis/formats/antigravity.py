@@ -19,13 +19,11 @@ from pathlib import Path
 from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
-    ReplyRuns,
     edit_action,
     other_action,
-    verdict_of,
 )
+from impasse.analysis.formats.reply_runs import ReplyRuns
 from impasse.analysis.normal_form import COMMAND, OTHER, Action, NTrajectory, Obs
-from impasse.analysis.session_log import turns_log
 from impasse.dialects.antigravity import STEP_ERROR, command_result, result_text
 from impasse.vocabulary import Tool
 
@@ -105,8 +103,4 @@ def antigravity_runs(records: list[dict]) -> ReplyRuns:
 def from_antigravity(records: list[dict], path: Path) -> NTrajectory:
     if not any(is_antigravity_record(r) and r.get("type") == PLANNER for r in records):
         raise ImportProblem(f"{path}: not an Antigravity trajectory (no planner record)")
-    runs = antigravity_runs(records)
-    steps = runs.steps
-    return NTrajectory(run_id=path.stem, source="antigravity", path=str(path), model="unknown", condition=None,
-                       task=path.stem, steps=steps, ending=verdict_of(steps),
-                       log=turns_log(len(steps), runs.handed))
+    return antigravity_runs(records).trajectory(path, "antigravity")

@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from impasse.analysis.normal_form import ASK, COMMAND, LIST, OTHER, READ, WRITE, Action, NStep, Obs
+from impasse.analysis.normal_form import ASK, COMMAND, LIST, OTHER, READ, WRITE, Action
 from impasse.dialects.claude_code import FAILED_STATUS_UNKNOWN as FAILED_STATUS_UNKNOWN  # re-exported (`as`)
 from impasse.vocabulary import TERMINAL_ARGUMENT, Ending, Tool
 
@@ -256,42 +255,3 @@ def one_object(text: str) -> dict | None:
     except json.JSONDecodeError:
         return None
     return data if isinstance(data, dict) else None
-
-
-@dataclass
-class ReplyRuns:
-    """LABELING.md rule 5's steps for a reader that walks a log's records in order: the model's first
-    record after anything else opens a step; a result answers the step before it; the human's turn
-    ends the run and is no observation."""
-
-    steps: list[NStep] = field(default_factory=list)
-    in_reply: bool = False
-    calls: dict[str, Action] = field(default_factory=dict)  # call id → its action, for the result that answers it
-    handed: set[int] = field(default_factory=set)  # the steps a human spoke after: their words ended a turn
-
-    def reply(self) -> NStep:
-        if not self.in_reply:
-            self.steps.append(NStep(len(self.steps) + 1, ""))
-            self.in_reply = True
-        return self.steps[-1]
-
-    def say(self, text: str) -> None:
-        step = self.reply()
-        step.text = f"{step.text}\n{text}" if step.text and text else step.text or text
-
-    def call(self, call_id, action: Action) -> None:
-        self.reply().actions.append(action)
-        self.calls[str(call_id)] = action
-
-    def called(self, call_id) -> Action | None:
-        return self.calls.get(str(call_id))
-
-    def answer(self, obs: Obs) -> None:
-        self.in_reply = False
-        if self.steps:
-            self.steps[-1].observations.append(obs)
-
-    def human(self) -> None:
-        self.in_reply = False
-        self.handed.add(len(self.steps))
-

@@ -12,13 +12,11 @@ from pathlib import Path
 from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
-    ReplyRuns,
     named_action,
     text_of,
-    verdict_of,
 )
+from impasse.analysis.formats.reply_runs import ReplyRuns
 from impasse.analysis.normal_form import OTHER, Action, NTrajectory, Obs
-from impasse.analysis.session_log import turns_log
 from impasse.dialects.copilot_cli import SHELL_STATUS
 from impasse.vocabulary import Tool
 
@@ -75,8 +73,4 @@ def from_copilot_cli(records: list[dict], path: Path) -> NTrajectory:
     start = next((e["data"] for e in events if e["type"] == "session.start"), {})
     model = next((str(e["data"]["model"]) for e in events if e["type"] == "assistant.message"
                   and e["data"].get("model")), "unknown")
-    runs = copilot_runs(events)
-    steps = runs.steps
-    return NTrajectory(run_id=str(start.get("sessionId") or path.stem), source="copilot-cli", path=str(path),
-                       model=model, condition=None, task=path.stem, steps=steps, ending=verdict_of(steps),
-                       log=turns_log(len(steps), runs.handed))
+    return copilot_runs(events).trajectory(path, "copilot-cli", model, str(start.get("sessionId") or path.stem))

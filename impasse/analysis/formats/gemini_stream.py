@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from impasse.analysis.formats.common import FAILED_STATUS_UNKNOWN, ImportProblem, ReplyRuns, text_of, verdict_of
+from impasse.analysis.formats.common import FAILED_STATUS_UNKNOWN, ImportProblem, text_of, verdict_of
 from impasse.analysis.formats.gemini_cli import gemini_action
+from impasse.analysis.formats.reply_runs import ReplyRuns
 from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
 from impasse.dialects.gemini_cli import DISPLAYED_CANCEL, DISPLAYED_FAILURE, DISPLAYED_STATUS
 from impasse.vocabulary import Tool

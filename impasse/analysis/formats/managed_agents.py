@@ -13,13 +13,11 @@ from pathlib import Path
 from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
-    ReplyRuns,
     named_action,
     text_of,
-    verdict_of,
 )
+from impasse.analysis.formats.reply_runs import ReplyRuns
 from impasse.analysis.normal_form import COMMAND, OTHER, Action, NTrajectory, Obs
-from impasse.analysis.session_log import turns_log
 from impasse.vocabulary import Tool
 
 AGENT, USER = "agent.", "user."
@@ -71,8 +69,4 @@ def managed_runs(records: list[dict]) -> ReplyRuns:
 def from_managed_agents(records: list[dict], path: Path) -> NTrajectory:
     if not any(is_agent_event(r) for r in records):
         raise ImportProblem(f"{path}: not a Managed Agents session (no agent event)")
-    runs = managed_runs(records)
-    steps = runs.steps
-    return NTrajectory(run_id=path.stem, source="managed-agents", path=str(path), model="unknown", condition=None,
-                       task=path.stem, steps=steps, ending=verdict_of(steps),
-                       log=turns_log(len(steps), runs.handed))
+    return managed_runs(records).trajectory(path, "managed-agents")

@@ -88,10 +88,18 @@ def amp_result(block: dict) -> dict:
     return {"type": "tool_result", "tool_use_id": block["toolUseID"], "content": content, "is_error": failed}
 
 
+def line_messages(records) -> list[dict]:
+    return [r for r in message_records(records) if is_message_line(r)]
+
+
 def claude_entries(records: list[dict]) -> list[dict]:
+    return entries_of(line_messages(records))
+
+
+def entries_of(messages: list[dict]) -> list[dict]:
     """The message lines as Claude Code's entries (a tool's result is the user's turn in the API)."""
     entries = []
-    for record in (r for r in message_records(records) if is_message_line(r)):
+    for record in messages:
         role = "user" if record["role"] == "tool" else record["role"]
         content = record.get("content")
         message = {"role": role, "content": [as_block(b) for b in blocks(record)] if not isinstance(content, str)
@@ -101,12 +109,12 @@ def claude_entries(records: list[dict]) -> list[dict]:
 
 
 def from_message_lines(records: list[dict], path: Path) -> NTrajectory:
-    messages = [r for r in message_records(records) if is_message_line(r)]
+    messages = line_messages(records)
     if not any(says_message_lines(r) for r in messages):
         raise ImportProblem(f"{path}: not chat messages one a line (no line with a role, content and a tool call)")
     if any(m.get("tool_calls") or m.get("tool_call_id") for m in messages):
         trajectory = from_chat_export(messages, path)
     else:
-        trajectory = from_claude_code(claude_entries(records), path)
+        trajectory = from_claude_code(entries_of(messages), path)
     trajectory.source = "message-lines"
     return trajectory

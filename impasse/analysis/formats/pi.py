@@ -13,11 +13,11 @@ from pathlib import Path
 from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
-    ReplyRuns,
     named_action,
     text_of,
     verdict_of,
 )
+from impasse.analysis.formats.reply_runs import ReplyRuns
 from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
 from impasse.dialects.pi import ABORTED, STATUS_LINE, TIMED_OUT
 from impasse.vocabulary import Tool
