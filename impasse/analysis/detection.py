@@ -10,6 +10,7 @@ from impasse.analysis.formats.codex import ITEM_TYPES, ROLLOUT_TYPES
 from impasse.analysis.formats.codex_exec import EVENTS as CODEX_EXEC_EVENTS
 from impasse.analysis.formats.common import ImportProblem, one_object
 from impasse.analysis.formats.console import FIRST_HEADER
+from impasse.analysis.formats.continue_dev import is_continue_session
 from impasse.analysis.formats.copilot_cli import EVENTS as COPILOT_EVENTS
 from impasse.analysis.formats.copilot_cli import is_copilot_event
 from impasse.analysis.formats.gemini_cli import is_gemini_record, is_gemini_session
@@ -39,6 +40,8 @@ def detect_json(data) -> str:
         return "opencode-json"
     if is_gemini_session(data):  # a whole Gemini CLI chat, its `messages` of `user`/`gemini` type
         return "gemini-cli"
+    if is_continue_session(data):  # a `history` of chat messages, each beside its calls' states
+        return "continue"
     if is_cecli_session(data):  # before mini-swe-agent's: its messages are chat messages too
         return "cecli"
     if is_chat_export(data):  # before mini-swe-agent's too: chat messages with tool calls, no exit status
@@ -54,7 +57,7 @@ def detect_json(data) -> str:
     if isinstance(data.get("history"), list) and any(is_event(e) for e in data["history"][:50]):
         return "openhands"
     raise ImportProblem("unknown trajectory format (not mini-swe-agent, SWE-agent, ATIF, OpenHands, a cecli session, "
-                        "a chat export, an opencode export or a Gemini CLI chat)")
+                        "a Continue session, a chat export, an opencode export or a Gemini CLI chat)")
 
 
 def detect_jsonl(records: list[dict]) -> str:

@@ -20,6 +20,7 @@ from impasse.analysis.formats.codex import from_codex
 from impasse.analysis.formats.codex_exec import from_codex_exec
 from impasse.analysis.formats.common import ImportProblem, after_status_lines, one_object, read_jsonl, strip_console
 from impasse.analysis.formats.console import FIRST_HEADER, from_console
+from impasse.analysis.formats.continue_dev import from_continue
 from impasse.analysis.formats.copilot_cli import from_copilot_cli
 from impasse.analysis.formats.gemini_cli import from_gemini_cli
 from impasse.analysis.formats.gemini_contents import from_gemini_contents
@@ -57,7 +58,7 @@ READERS = {"mini-swe-agent": from_mini, "swe-agent": from_swe_agent, "atif": fro
            "gemini-contents": from_gemini_contents, "gemini-stream": from_gemini_stream, "pi": from_pi,
            "qwen-code": from_qwen_code, "opencode-json": from_opencode_json, "cecli": from_cecli,
            "chat-export": from_chat_export, "message-lines": from_message_lines, "copilot-cli": from_copilot_cli,
-           "antigravity": from_antigravity, "managed-agents": from_managed_agents}
+           "antigravity": from_antigravity, "managed-agents": from_managed_agents, "continue": from_continue}
 INSPECT = "inspect"  # inspect-ai's logs: many sessions a file, read by inspect-ai's own reader
 FORMATS = ("impasse", *READERS, INSPECT)
 JSONL_FORMATS = ("claude-code", "codex", "codex-exec", "gemini-cli", "gemini-stream", "qwen-code", "opencode-json",

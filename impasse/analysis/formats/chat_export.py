@@ -37,8 +37,8 @@ ROLES = ("system", "developer", "user", "assistant", "tool", "human")  # `human`
 # chat loop's "rc=2" opening the result.
 EXIT = re.compile(r"(?:\A\s*rc=|\bexit(?:ed with)? code:?\s*|\"exit_code\"\s*:\s*|process exited with code\s*)"
                   r"(-?\d+)", re.I)
-PATH_KEYS = ("file_path", "path", "filePath", "filename", "file")
-CONTENT_KEYS = ("content", "new_string", "newString", "new_str", "text", "patch", "input")
+PATH_KEYS = ("file_path", "path", "filePath", "filepath", "filename", "file")
+CONTENT_KEYS = ("content", "contents", "new_string", "newString", "new_str", "changes", "text", "patch", "input")
 
 
 def export_messages(data):
@@ -90,9 +90,15 @@ def call_action(name: str, args: dict) -> Action:
 
 
 def tool_obs(message: dict, action: Action | None) -> Obs:
+    """A tool message's text; a command's status where the export keeps it beside the text (`exit_code`),
+    else where the text prints it."""
     text = text_of(message.get("content")).replace("\r\n", "\n")
-    found = EXIT.search(text) if action is not None and action.kind == COMMAND else None
-    return Obs(text, int(found.group(1)) if found else None, kind=action.kind if action else OTHER)
+    if action is None or action.kind != COMMAND:
+        return Obs(text, None, kind=action.kind if action else OTHER)
+    if isinstance(message.get("exit_code"), int):
+        return Obs(text, message["exit_code"], kind=COMMAND)
+    found = EXIT.search(text)
+    return Obs(text, int(found.group(1)) if found else None, kind=COMMAND)
 
 
 # A user message the harness wrote, not a person: a background task's notice, a reminder, a

@@ -13,6 +13,7 @@ from impasse.analysis.formats.chat_export import export_messages, step_facts
 from impasse.analysis.formats.claude_code import SYNTHETIC, entries_of
 from impasse.analysis.formats.codex import ITEM_TYPES, OUTPUTS, is_model_item
 from impasse.analysis.formats.common import text_of
+from impasse.analysis.formats.continue_dev import chat_messages
 from impasse.analysis.formats.gemini_contents import contents_facts
 from impasse.analysis.formats.message_lines import claude_entries
 from impasse.analysis.session_log import (
@@ -251,6 +252,8 @@ def session_log(fmt: str, data, steps: int, path: Path) -> SessionLog | None:
         log = claude_log(claude_entries(data))
     elif fmt == "chat-export":
         log = SessionLog(steps=step_facts(export_messages(data)))
+    elif fmt == "continue":
+        log = SessionLog(steps=step_facts(chat_messages(data)))
     else:
         return None
     if log.steps and len(log.steps) != steps:
