@@ -29,6 +29,10 @@ GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|caus
                      r"|\beither\b(?:[^.?!\n]|\.(?=\S)){0,100}\b(?:is|are|has|have|was|were)\b"
                      r"(?:[^.?!\n]|\.(?=\S)){0,100}\bor\b"
                      r"|(?:^|[.!?]\s+)either\b[^.?!\n]{0,120}\bor\b"  # a sentence that opens on "Either"
+                     # a hedged "because:" over a list, or a list whose items open on "Either" then "Or": "This
+                     # is likely because: 1. Either the service is rate-limiting … 2. Or the cursor …"
+                     r"|\b(?:likely|probably|possibly|perhaps|maybe) (?:because|due to)\s*:"
+                     r"|(?m:^\W*(?:\d+[.)]\s*)?either\b[^\n]*\n(?:[^\n]*\n){0,3}?\W*(?:\d+[.)]\s*)?or\b)"
                      r"|\b(?:can'?t|cannot|couldn'?t|don'?t know|not sure|no way to) (?:tell |say |know )?which\b"
                      r"|\b(?:figure|figured|work|worked|find|found) out which\b"
                      r"|\b(?:puede que|quizás?|tal vez|peut-être|vielleicht|entweder|forse|talvez|pode ser)\b"

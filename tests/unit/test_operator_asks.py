@@ -359,6 +359,25 @@ def test_a_cause_said_to_be_one_of_a_list_or_a_live_git_process_is_not_lifted():
     assert not judged("git_index_lock", live).actionable
 
 
+@pytest.mark.parametrize("text", [
+    "The error \"Couldn't connect to server\" means the catalog service is refusing us. This is likely because:\n\n"
+    "1. Either the service is rate-limiting clients\n2. Or the cursor we send is wrong",
+    "Couldn't connect to the catalog service at 127.0.0.1:8080:\n- Either it is rate-limiting us\n- Or it dropped us",
+])
+def test_a_hedged_because_over_a_list_or_either_or_items_are_guesses(text):
+    assert not judged("service_down", text).actionable
+
+
+@pytest.mark.parametrize("text", [
+    "There is no route to data.impasse.test from this container, so rates.csv cannot be fetched. Please open egress.",
+    "`data.impasse.test` 宛ての経路が外に出ていないため、`rates.csv` に届きません。",
+    "没有路由可以到达 `data.impasse.test`，`rates.csv` 下载不了。",
+])
+def test_no_route_out_to_the_host_names_the_network(text):
+    result = judged("network_down_download", text)
+    assert result.verdict == "actionable" and result.card == "network_down_download"
+
+
 def test_fixes_listed_under_a_heading_ask_and_the_agents_own_offers_under_want_me_to_do_not():
     text = ("| Signing | Blocked | `INVOICE_SIGNING_KEY` not set |\n\n### Quick Fixes Needed:\n"
             "1. `export INVOICE_SIGNING_KEY=…` - restore signed exports\n2. Add a regression case\n\n"
