@@ -133,6 +133,16 @@ def is_credential(name: str) -> bool:
     return bool(CREDENTIAL.search(name))
 
 
+def set_by_agent(name: str, step: NStep, trajectory: NTrajectory) -> bool:
+    """A variable the agent's own earlier command assigned (`export KEY=…`, `KEY=… cmd`, `$env:KEY=…`,
+    `set KEY=…`, `os.environ["KEY"] = …`): it had a value, so "not set" after it is its own shell's doing
+    (a separate call keeps nothing), not a secret it was never given."""
+    key = re.escape(name)
+    assigned = re.compile(r"(?:^|[\s;&|(])(?:export\s+|set\s+|(?i:\$env:))?" + key + r"\s*=(?!=)"
+                          r"|\bsetx\s+" + key + r"\b|environ\[['\"]" + key + r"['\"]\]\s*=(?!=)")
+    return any(assigned.search(a.command or "") for s in trajectory.steps[:step.index - 1] for a in s.actions)
+
+
 def is_prose(name: str) -> bool:
     """A word of the agent's prose run as a command (`Let: command not found`)."""
     return name[:1].isupper() or name.lower() in PROSE_WORDS or name.endswith(":")
@@ -144,7 +154,15 @@ def agent_made_the_command(name: str, obs: Obs, step: NStep) -> bool:
     # Backslashes dropped: inside backticks `bash\ndocker` runs as `bashndocker`.
     commands = " ".join(a.command for a in step.actions).replace("\\", "")
     in_backticks = re.search(r"`[^`]*\b" + re.escape(name) + r"\b[^`]*`", commands)
-    return is_prose(name) or bool(SHELL_CONFUSION.search(obs.output)) or bool(in_backticks)
+    confused = SHELL_CONFUSION.search(obs.output) and not runs_as_program(name, step)
+    return is_prose(name) or bool(confused) or bool(in_backticks)
+
+
+def runs_as_program(name: str, step: NStep) -> bool:
+    """Whether a command's first line runs `name` as its program (`python - <<'PY'`, `cd x && jq …`): a
+    syntax error later in the output (its heredoc's text run as shell) did not make that name up."""
+    head = re.compile(r"(?:^|[;&|(]\s*)(?:sudo\s+)?(?:\w+=\S*\s+)*" + re.escape(name) + r"(?=\s|$)")
+    return any(head.search(a.command.split("\n", 1)[0]) for a in step.actions if a.command)
 
 
 def hidden_by_own_path(name: str, step: NStep, trajectory: NTrajectory) -> bool:

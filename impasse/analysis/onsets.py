@@ -17,6 +17,7 @@ from impasse.analysis.onset_rules import (
     line_counts,
     probed_command,
     sensor_reading,
+    set_by_agent,
 )
 from impasse.analysis.self_caused import agent_wrote_it, passing_test_run, said_at_start_up, walked_past
 from impasse.catalog.frames import unframed
@@ -56,7 +57,8 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
                     (signature.injected == "python_packages" and name.split(".")[0] in locals_)
                     or (signature.injected == "binaries" and (agent_made_the_command(name, obs, step)
                                                               or hidden_by_own_path(name, step, trajectory)))
-                    or (signature.injected == "secrets" and not is_credential(name))):
+                    or (signature.injected == "secrets" and (not is_credential(name)
+                                                             or set_by_agent(name, step, trajectory)))):
                 continue
             if compiled.foreign and agent_started_it(compiled.self_caused, trajectory.steps, step.index, line):
                 return None

@@ -12,6 +12,7 @@ from impasse.analysis.normal_form import Action, NStep, NTrajectory, Obs
 from impasse.analysis.onsets import signature_match
 from impasse.catalog.cards import Injected, get_card, load_cards
 from impasse.catalog.frames import unframed
+from impasse.vocabulary import Tool
 
 INJECTED = Injected(python_packages=("yaml",), binaries=("jq",), secrets=("INVOICE_SIGNING_KEY",))
 
@@ -179,6 +180,39 @@ def test_foreign_runs_ignore_prose_run_as_a_command():
     for prose in ("bash: line 1: Let: command not found", "bash: line 1: THOUGHT:: command not found"):
         assert onset("missing_binary", prose, injected=None) is None
     assert onset("missing_binary", "bash: line 1: msgfmt: command not found", injected=None) is not None
+
+
+def test_a_heredocs_text_run_as_shell_makes_up_its_names_but_not_the_commands_own_program():
+    """`python - <<'PY'` where python is missing: bash then runs the heredoc's lines itself, so the
+    syntax errors and `#: command not found` are the agent's text, and `python: command not found` is
+    not."""
+    compiled = compile_card(get_card("missing_binary"), None)
+    output = ("docs/notes.md: line 1: #: command not found\ndocs/notes.md: line 4: syntax error near unexpected "
+              "token `('\n/bin/bash: line 1: python: command not found\n")
+    heredocs = (("python - <<'PY'\nprint(1)\nPY", True), ("cat <<EOF > notes.md\n`docs/notes.md`\nEOF", False))
+    for command, found in heredocs:
+        obs = Obs(output, 127)
+        step = NStep(1, "", actions=[Action(Tool.BASH, command=command)], observations=[obs])
+        traj = NTrajectory("r", "codex", "-", "m", None, "t", [step], "unknown")
+        assert (signature_match(compiled, obs, step, traj, set()) is not None) is found, command
+
+
+@pytest.mark.parametrize(("earlier", "missing"), [
+    ("$env:N8N_API_KEY=(Get-Content -Raw n8n_api_key.txt).Trim(); .\\setup.ps1", False),
+    ("export N8N_API_KEY=$(cat key.txt)", False),
+    ("N8N_API_KEY=abc python setup.py", False),
+    ("python -c 'import os; os.environ[\"N8N_API_KEY\"] = open(\"k\").read()'", False),
+    ('test -n "$N8N_API_KEY" || echo "N8N_API_KEY is empty"', True),  # a check assigns nothing
+    ('[ "$N8N_API_KEY" = "" ] && echo missing', True),
+])
+def test_a_variable_the_agent_set_itself_in_an_earlier_call_is_no_missing_secret(earlier, missing):
+    """A separate shell call keeps no variable: "not set" after the agent assigned it is its own doing."""
+    compiled = compile_card(get_card("missing_secret"), None)
+    before = NStep(1, "", actions=[Action(Tool.BASH, command=earlier)], observations=[Obs("", 0)])
+    obs = Obs("N8N_API_KEY not set\nAt line:3 char:43", 1)
+    step = NStep(2, "", actions=[Action(Tool.BASH, command="./activate.ps1")], observations=[obs])
+    traj = NTrajectory("r", "codex", "-", "m", None, "t", [before, step], "unknown")
+    assert (signature_match(compiled, obs, step, traj, set()) is not None) is missing
 
 
 # Other shells', platforms', sandboxes' and tools' wordings (tests/data/phrasings/blockers.yaml), each

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from impasse.analysis.formats.chat_export import export_messages, step_facts
+from impasse.analysis.formats.chat_export import AUTOMATIC, export_messages, step_facts
 from impasse.analysis.formats.claude_code import SYNTHETIC, entries_of
 from impasse.analysis.formats.codex import ITEM_TYPES, OUTPUTS, is_model_item
 from impasse.analysis.formats.common import text_of
@@ -161,18 +161,22 @@ def codex_item(record: dict) -> dict | None:
 def codex_log(records: list[dict]) -> SessionLog:
     """Codex's steps as codex.codex_steps makes them (a step is a run of model-emitted items); each
     `token_count` event's `last_token_usage` is the request just answered, so the open step's."""
-    log, in_run = SessionLog(), False
+    log, in_run, unanswered = SessionLog(), False, False
     for record in records:
         if (item := codex_item(record)) is not None:
             if is_model_item(item):
                 if not in_run:
                     log.steps.append(StepFacts(at=stamp(record.get("timestamp"))))
-                    log.stop, log.stop_line, in_run = "", "", True
+                    log.stop, log.stop_line, in_run, unanswered = "", "", True, False
             elif item.get("type") in OUTPUTS or item.get("type") == "message":
                 in_run = False
                 if item.get("type") == "message" and item.get("role") == "user" and log.steps:
                     log.steps[-1].human_after = True
-        elif record.get("type") == "event_msg" and isinstance(record.get("payload"), dict):
+                    unanswered = unanswered or not AUTOMATIC.match(text_of(item.get("content")))
+        # A turn the human opened and interrupted before the model answered ("exit" after its last
+        # reply) cut no work short: the session ended on that reply.
+        elif record.get("type") == "event_msg" and isinstance(record.get("payload"), dict) \
+                and not (unanswered and record["payload"].get("type") == "turn_aborted"):
             codex_event(record["payload"], log)
     log.ended_at = next((stamp(r.get("timestamp")) for r in reversed(records) if r.get("timestamp")), None)
     return log
