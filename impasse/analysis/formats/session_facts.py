@@ -142,6 +142,11 @@ def claude_stop(records: list[dict], log: SessionLog) -> None:
                 log.stop, log.stop_line = failure_stop(text), first_line(text)
         elif kind == "user" and message and INTERRUPT in text_of(message.get("content"))[:200] and not log.stop:
             log.stop, log.stop_line = INTERRUPTED, first_line(text_of(message.get("content")))
+        elif kind == "user" and message and log.stop == INTERRUPTED and is_human_prompt(record) \
+                and not AUTOMATIC.match(text_of(message.get("content"))):
+            # the interrupt came in a turn the human opened and the model never answered: it cut no
+            # work short, and the session ended on the reply before that prompt (as Codex's `turn_aborted`)
+            log.stop, log.stop_line = "", ""
 
 
 # Codex ---------------------------------------------------------------------------------------------
