@@ -373,6 +373,17 @@ def test_the_walls_kind_said_failing_in_chinese_names_it():
     assert network("网络请求已经完成，天气数据正常。") == ""
 
 
+@pytest.mark.parametrize("text", [
+    "`.git/refs/heads/feature/` 폴더와 파일들이 root 소유입니다. 권한 수정이 필요합니다. 직접 실행해 주세요:",
+    "`.git/objects` 的权限不足，无法写入。请手动运行 `sudo chown -R $USER .git`。",
+    "Die Berechtigung fehlt: `.git/objects` gehört root. Bitte führen Sie `sudo chown -R $USER .git` aus.",
+])
+def test_a_refused_write_said_in_another_language_names_the_permission_wall(text):
+    from impasse.analysis.wall_naming import wall_namer
+    assert wall_namer(None, "permission")(text)
+    assert wall_namer(None, "permission")("변경 사항을 커밋했습니다.") == ""
+
+
 def test_a_foreign_sessions_diagnosis_names_only_the_object_the_onset_named():
     """In a foreign session nothing is known of what was taken away: the diagnosis's `{binaries}` is the
     binary the onset named (go), never any word, so a summary's "order not found" or "missing orderId"
