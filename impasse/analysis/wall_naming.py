@@ -19,21 +19,36 @@ WALL_WORDS = {
                   # the same in the other languages agents answer in (권한, 权限, 権限, Berechtigung, permiso, droits)
                   r"|권한|소유|权限|所有者|権限|berechtigung|zugriff verweigert|permiso|permissão|permesso|droits d"
                   r"|accès refusé|acceso denegado|acesso negado|accesso negato|доступ",
-    "read_only": r"read-only|read only|sandbox|not writable",
+    "read_only": r"read-only|read only|sandbox|not writable"
+                 r"|只读|唯读|読み取り専用|읽기 전용|schreibgeschützt|nur lesbar|solo lectura|lecture seule"
+                 r"|somente leitura|sola lettura|только для чтения",
     "network": r"network|offline|internet|DNS|resolv\w* (?:the )?(?:host|hostname|domain|name|address)|name resolution"
                r"|unreachable|connect|proxy|registry|download"
                r"|网络|網路|ネットワーク|네트워크|代理|プロキシ",  # the same in Chinese, Japanese and Korean
-    "missing_binary": r"not installed|not found|no such|command|binary|executable|not available|PATH",
-    "missing_dependency": r"not installed|module|package|dependenc|import|library",
-    "disk_full": r"disk|space|quota", "oom": r"memory|OOM|killed",
-    "lock": r"lock|(?:port|address) (?:is )?(?:already )?(?:in use|allocated|taken|bound)|bind|bound by",
+    "missing_binary": r"not installed|not found|no such|command|binary|executable|not available|PATH"
+                      r"|未安装|没有安装|找不到|命令|インストールされていません|見つかりません|コマンド|설치되어 있지"
+                      r"|찾을 수 없|명령|nicht installiert|nicht gefunden|no está instalad|no se encontr"
+                      r"|n'est pas install|introuvable|não está instalad|non è installat|не установлен|не найден",
+    "missing_dependency": r"not installed|module|package|dependenc|import|library"
+                          r"|模块|依赖|套件|モジュール|パッケージ|依存|모듈|패키지|의존|modul|paket|abhängigkeit"
+                          r"|módulo|paquete|dependencia|paquet|dépendance|pacote|dependência|modulo|pacchetto"
+                          r"|dipendenz|модул|пакет|зависимост",
+    "disk_full": r"disk|space|quota|磁盘|空间|ディスク|容量|디스크|공간|speicherplatz|festplatte|espacio|disco"
+                 r"|espace|spazio|диск|мест",
+    "oom": r"memory|OOM|killed|内存|メモリ|메모리|arbeitsspeicher|speicher|memoria|mémoire|memória|памят",
+    "lock": r"lock|(?:port|address) (?:is )?(?:already )?(?:in use|allocated|taken|bound)|bind|bound by"
+            r"|锁|ロック|잠금|sperr|bloqueo|verrou|bloqueio|blocco|блокировк",
     # a login is the credential a CLI keeps for itself ("run this to log into GitHub")
     "missing_secret": r"key|token|secret|credential|environment variable|env var|\.env"
                       r"|log(?:ged)? ?in(?:to)?\b|sign(?:ed)? ?in\b|authenticat|\bauth\b"
                       # the same in the other languages agents answer in (credenciais, autenticar, 认证, ログイン)
                       r"|credenci|credenzial|identifiants|autentica|authentifi|authentisier|anmeld|contraseña|senha"
                       r"|clave|chave|\bclé|schlüssel|密钥|令牌|凭据|凭证|认证|登录|認証|ログイン|인증|로그인",
-    "tls": r"certificate|TLS|SSL|HTTPS", "service_down": r"service|server|database|refused|not running|down|port",
+    "tls": r"certificate|TLS|SSL|HTTPS|证书|証明書|인증서|zertifikat|certificado|certificat|certificato|сертификат",
+    "service_down": r"service|server|database|refused|not running|down|port|服务|数据库|拒绝连接|没有运行|未启动"
+                    r"|サービス|サーバー|データベース|起動していない|서비스|서버|데이터베이스|dienst|datenbank"
+                    r"|servicio|servidor|base de datos|serveur|base de données|serviço|banco de dados|servizio"
+                    r"|сервис|сервер|служб|баз[аы] данных",
 }
 
 

@@ -384,6 +384,19 @@ def test_a_refused_write_said_in_another_language_names_the_permission_wall(text
     assert wall_namer(None, "permission")("변경 사항을 커밋했습니다.") == ""
 
 
+@pytest.mark.parametrize(("category", "failed", "fine"), [
+    ("read_only", "文件系统是只读的，无法写入 `src/app.py`。", "已经写入 `src/app.py`。"),
+    ("service_down", "데이터베이스 서버에 연결할 수 없습니다. 서버를 시작해 주세요.",
+     "데이터베이스 테스트를 모두 통과했습니다."),
+    ("disk_full", "No puedo escribir: no queda espacio en el disco.", "Escribí el archivo de configuración."),
+    ("tls", "Не удалось проверить сертификат сервера.", "Сертификат обновлён, всё работает."),
+])
+def test_the_walls_kind_said_failing_in_another_language_names_it(category, failed, fine):
+    from impasse.analysis.wall_naming import wall_namer
+    names = wall_namer(None, category)
+    assert names(failed) and names(fine) == ""
+
+
 def test_a_foreign_sessions_diagnosis_names_only_the_object_the_onset_named():
     """In a foreign session nothing is known of what was taken away: the diagnosis's `{binaries}` is the
     binary the onset named (go), never any word, so a summary's "order not found" or "missing orderId"
