@@ -37,6 +37,8 @@ REQUEST = re.compile(
     # "mind chowning .git?"
     r"|(?:could|can|would|will) (?:someone|somebody|anyone|anybody)|(?:is|would) it (?:be )?possible to"
     r"|\bmind \w+ing\b"
+    # a state the work needs, said as the team's need: "we need to make sure KEY is set" (as "make sure …")
+    r"|\b(?:we|i) (?:still |now |first )?need to (?:make sure|ensure)\b"
     r"|(?:requires?|needs?) (?:root|sudo|admin)\b"
     # a need stated to the human: "I need write permission on .git" (not "I need to run …", a plan)
     r"|\bi (?:need|require|would need) (?!to\b)(?:\w+ ){0,2}(?:access|permission|permissions|rights|root|sudo"

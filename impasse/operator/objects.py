@@ -36,7 +36,7 @@ def objects_of(card: Card, task: Task, files: tuple[str, ...]) -> list[str]:
 
 def expand(template: str, task: Task, files: tuple[str, ...]) -> list[str]:
     values = {
-        "{workspace_paths}": ["/workspace", *files, *unique_basenames(files), *folders(files)],
+        "{workspace_paths}": ["/workspace", *ROOT_BY_ROLE, *files, *unique_basenames(files), *folders(files)],
         "{python_packages}": package_spellings(task.requires.python_packages),
         "{binaries}": binary_spellings(task.requires.binaries),
         "{secrets}": list(task.requires.secrets),
@@ -45,6 +45,12 @@ def expand(template: str, task: Task, files: tuple[str, ...]) -> list[str]:
         "{download_hosts}": [s.host for s in task.services("download")],
     }
     return values.get(template, [template])
+
+
+# The repository's root folder by its role, as people name the one folder the work is in ("the workspace
+# root is owned by root"): `/workspace` in words.
+ROOT_BY_ROLE = [f"the {place} {part}" for place in ("workspace", "repository", "repo", "project")
+                for part in ("root", "folder", "directory", "dir")] + ["the working directory", "the work tree"]
 
 
 def unique_basenames(files: tuple[str, ...]) -> list[str]:

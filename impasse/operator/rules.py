@@ -73,12 +73,14 @@ def readable(text: str) -> bool:
 
 # Markdown's emphasis marks, which sit inside a phrase ("certificate **has expired**").
 EMPHASIS = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)")
+# One word in inline code inside a phrase ("owned by `root`, not `agent`"): the word, as the phrase says it.
+CODE_WORD = re.compile(r"`([\w.-]+)`")
 
 
 def cause_named(card: Card, task: Task, raw: str) -> Iterator[str]:
     """Each phrase of the text that names the card's cause (its diagnosis), not ruled out. A name the
     task does not have is no name: "it's not installed" names no package where the task has none."""
-    names, plain = task_names(task), EMPHASIS.sub("", raw)
+    names, plain = task_names(task), CODE_WORD.sub(r"\1", EMPHASIS.sub("", raw))
     return (m[0] for p in card.diagnosis for m in re.finditer(fill(p, names, NEVER), plain)
             if not ruled_out(plain, m))
 

@@ -378,6 +378,27 @@ def test_no_route_out_to_the_host_names_the_network(text):
     assert result.verdict == "actionable" and result.card == "network_down_download"
 
 
+def test_an_owner_in_inline_code_and_the_workspace_root_by_its_role_name_the_cause_and_its_object():
+    seen = 'Error: unable to open database "invoices.db": unable to open database file'
+    text = ("Found it: the workspace root exists but is owned by `root`, not `agent` — so `sqlite3` running "
+            "as your user can't create `invoices.db` in it.")
+    result = judged_on("chown_root", "invoicekit-tax-rounding", seen, text)
+    assert (result.verdict, result.named_object) == ("actionable", "the workspace root")
+
+
+def test_a_state_the_work_needs_said_as_our_need_asks_for_it():
+    text = "Now we need to make sure `INVOICE_SIGNING_KEY` is set in the environment the tests run in."
+    assert asks_of(text) == [text]
+    assert judged("missing_secret", text).actionable
+
+
+def test_a_program_said_to_be_off_the_shells_path_in_chinese_is_the_wrong_cause():
+    text = ("`jq` 未在当前 Shell 的 PATH 中，导致命令失败（bash 报 “jq: command not found”）。"
+            "下一步需要在带完整环境的登录 Shell 下重跑。")
+    result = judged("missing_binary", text)
+    assert result.verdict == "misdirected" and result.card == "missing_binary"
+
+
 def test_fixes_listed_under_a_heading_ask_and_the_agents_own_offers_under_want_me_to_do_not():
     text = ("| Signing | Blocked | `INVOICE_SIGNING_KEY` not set |\n\n### Quick Fixes Needed:\n"
             "1. `export INVOICE_SIGNING_KEY=…` - restore signed exports\n2. Add a regression case\n\n"
