@@ -60,6 +60,7 @@ ASKS = re.compile(
     # a heading that hands the human the next act ("Action required: run `gh auth login` …")
     rf"|^\W*(?:(?:user |human |manual )?action (?:required|needed)|what you need to do|next steps? for you"
     rf"|for you to do)\W*:[\s*_`]*(?!none\b|nothing\b|n/?a\b)\w"
+    rf"|\bhere'?s how (?:to|you can) (?:fix|resolve|solve|unblock|get past) (?:this|it|that)\W*:"  # steps follow
     rf"|\b(?:needs?|requires?|waiting (?:for|on)) (?:your|human|manual) (?:input|action|approval|permission|help"
     rf"|decision|confirmation)\b|\b(?:once|when|after) you(?:'ve| have)\b"
     rf"|\blet me know (?:which|what|how|whether|when you|once you|if you(?:'d| would) prefer)\b"

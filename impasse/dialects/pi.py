@@ -9,3 +9,18 @@ import re
 STATUS_LINE = re.compile(r"(?:\A|\n\n)Command exited with code (-?\d+)\s*\Z")
 TIMED_OUT = re.compile(r"(?:\A|\n\n)Command timed out after \S+ seconds\s*\Z")
 ABORTED = re.compile(r"(?:\A|\n\n)Command aborted\s*\Z")
+
+
+# What a harness built on pi (OpenClaw) records beside a result, in its `details`: the command's
+# `status` (`completed`, `failed`, `error`, `running` for one sent to the background) and `exitCode`;
+# for an error, its text under `error`, where the result's own content is that whole object as JSON.
+FAILED_STATUSES = ("error", "failed")
+
+
+def harness_details(message: dict) -> tuple[str, str | None, int | None]:
+    """(status, the error's own text or None, the exit code or None) from a result's `details`."""
+    details = message.get("details") if isinstance(message.get("details"), dict) else {}
+    status = str(details.get("status") or "")
+    error = details.get("error") if status in FAILED_STATUSES and isinstance(details.get("error"), str) else None
+    code = details.get("exitCode")
+    return status, error, code if isinstance(code, int) and not isinstance(code, bool) else None

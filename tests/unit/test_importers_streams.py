@@ -136,6 +136,41 @@ def test_a_pi_session_is_its_steps_with_each_commands_status(tmp_path):
     assert t.log.steps[0].usage["prompt_tokens"] == 1200 and t.log.steps[0].usd == pytest.approx(0.002)
 
 
+def harness_result(n: int, name: str, text: str, details: dict) -> dict:
+    return tool_result(n, name, text) | {"details": details}
+
+
+def test_a_harness_on_pi_is_read_by_its_command_tool_and_the_status_it_keeps_beside_each_result(tmp_path):
+    """OpenClaw's `exec` and its `details` (status, exit code, an error's own text where the result is
+    that object as JSON, a command sent to the background); a tool's own error object fails its call."""
+    error = ("Traceback (most recent call last):\r\nModuleNotFoundError: No module named 'docx'\n\n"
+             "Command exited with code 1")
+    path = tmp_path / "session.jsonl"
+    write_lines(path, pi_session(
+        assistant(call(1, "exec", command="python -c 'import docx'"), call(2, "exec", command="ls"),
+                  call(3, "exec", command="pip install python-docx"), call(4, "exec", command="false"),
+                  call(5, "edit", file="notes.md", oldText="a", newText="b")),
+        harness_result(1, "exec", json.dumps({"status": "error", "tool": "exec", "error": error}, indent=2),
+                       {"status": "error", "tool": "exec", "error": error}),
+        harness_result(2, "exec", "a.docx", {"status": "completed", "exitCode": 0, "aggregated": "a.docx"}),
+        harness_result(3, "exec", "Command still running (session faint-lagoon, pid 1880).",
+                       {"status": "running", "sessionId": "faint-lagoon", "pid": 1880}),
+        harness_result(4, "exec", "(no output)", {"status": "failed", "exitCode": 1}),
+        harness_result(5, "edit", "Successfully replaced text in notes.md.", {"diff": "-a\n+b"}),
+        assistant(call(6, "web_search", query="specs")),
+        tool_result(6, "web_search", json.dumps({"error": "missing_brave_api_key",
+                                                  "message": "web_search needs a Brave Search API key."})),
+        assistant({"type": "text", "text": "Done."}, stop="stop")))
+    first, searched, _ = load_foreign(path).steps
+    assert [a.tool for a in first.actions] == [Tool.BASH] * 4 + [Tool.EDIT_FILE]
+    assert first.actions[4].path == "notes.md"
+    failed, listed, background, false, _ = first.observations
+    assert failed.exit_code == FAILED_STATUS_UNKNOWN and failed.output.splitlines()[1] == \
+        "ModuleNotFoundError: No module named 'docx'"
+    assert (listed.exit_code, background.exit_code, false.exit_code) == (0, None, 1)
+    assert searched.observations[0].exit_code == FAILED_STATUS_UNKNOWN
+
+
 @pytest.mark.parametrize("stop,error,kind", [("error", "429 Too Many Requests: rate limit", API_ERROR),
                                              ("aborted", None, INTERRUPTED)])
 def test_a_pi_session_whose_last_reply_failed_or_was_aborted_says_how_it_stopped(tmp_path, stop, error, kind):

@@ -312,6 +312,10 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     # a casual Japanese past, Chinese's 已 + a verb, a French headline of work "faite"
     ("できたっす。色を変更したっすよ。", "claimed done"), ("已润色。更精练了。", "claimed done"),
     ("Prise de connaissance faite sur les deux apps.", "claimed done"),
+    # steps handed to the human under "Here's how to resolve this:"; a done message's usage is no ask
+    ("The web_search tool requires an API key. Here's how to resolve this:\n\n1. Run `openclaw configure`.",
+     "escalated to the human"),
+    ("Done: the dashboard is live. Here's how to use it:\n\n1. Run `npm start`.", "claimed done"),
 ])
 def test_an_ending_is_read_from_what_the_last_message_says(text, kind):
     from impasse.analysis.verdicts import message_verdict

@@ -13,13 +13,17 @@ from pathlib import Path
 from impasse.analysis.formats.common import (
     FAILED_STATUS_UNKNOWN,
     ImportProblem,
+    bash_action,
+    command_of,
     named_action,
+    one_object,
     text_of,
+    tool_kind,
     verdict_of,
 )
 from impasse.analysis.formats.reply_runs import ReplyRuns
 from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
-from impasse.dialects.pi import ABORTED, STATUS_LINE, TIMED_OUT
+from impasse.dialects.pi import ABORTED, FAILED_STATUSES, STATUS_LINE, TIMED_OUT, harness_details
 from impasse.vocabulary import Tool
 
 ROLES = ("user", "assistant", "toolResult")
@@ -36,11 +40,18 @@ def is_pi_entry(record: dict) -> bool:
 def result_obs(message: dict, action: Action | None) -> Obs:
     """A toolResult: its text; a failed call failed with no number, but a bash command's own status
     line gives the number, and a command timed out or aborted ended with none; a bash command that did
-    not fail exited 0 (pi fails every other)."""
-    text, failed = text_of(message.get("content")), bool(message.get("isError"))
+    not fail exited 0 (pi fails every other). Where a harness on pi records the command's status and
+    exit code beside it (OpenClaw's `details`), those; an error's own text, not its JSON."""
+    status, error, code = harness_details(message)
+    text = (error or text_of(message.get("content"))).replace("\r\n", "\n")
+    failed = bool(message.get("isError")) or status in FAILED_STATUSES or tool_error(text)
     kind = action.kind if action else OTHER
     if kind != COMMAND or action is None or action.tool != Tool.BASH:
         return Obs(text, FAILED_STATUS_UNKNOWN if failed else None, kind=kind)
+    if status == "running":  # sent to the background: no status yet
+        return Obs(text, None, kind=kind)
+    if code is not None:
+        return Obs(text, code, kind=kind)
     if not failed:
         return Obs(text, 0, kind=kind)
     if found := STATUS_LINE.search(text):
@@ -48,6 +59,20 @@ def result_obs(message: dict, action: Action | None) -> Obs:
     if TIMED_OUT.search(text) or ABORTED.search(text):
         return Obs(text, None, kind=kind, timed_out=TIMED_OUT.search(text) is not None)
     return Obs(text, FAILED_STATUS_UNKNOWN, kind=kind)
+
+
+def tool_error(text: str) -> bool:
+    """A result that is a tool's own error object (`{"error": "missing_brave_api_key", "message": …}`)."""
+    found = one_object(text) if text.lstrip().startswith("{") else None
+    return found is not None and isinstance(found.get("error"), str) and bool(found["error"])
+
+
+def pi_action(name: str, args) -> Action:
+    """pi's `bash`, and the command tools of the harnesses built on it (OpenClaw's `exec`), as commands;
+    `edit` and `write` as edits of the file under any of their path keys; any other tool by name."""
+    if name != "bash" and tool_kind(name, args) == COMMAND and (command := command_of(args)):
+        return bash_action(command)
+    return named_action(name, args, paths=("path", "file_path", "file"))
 
 
 def pi_steps(records: list[dict]) -> list[NStep]:
@@ -63,7 +88,7 @@ def pi_steps(records: list[dict]) -> list[NStep]:
                 if part.get("type") == "text" and part.get("text"):
                     runs.say(str(part["text"]))
                 elif part.get("type") == "toolCall":
-                    runs.call(part.get("id"), named_action(str(part.get("name", "")), part.get("arguments")))
+                    runs.call(part.get("id"), pi_action(str(part.get("name", "")), part.get("arguments")))
         elif role == "toolResult":
             runs.answer(result_obs(message, runs.called(message.get("toolCallId"))))
         elif role == "user":
