@@ -131,6 +131,12 @@ CHECKS_RAN = re.compile(r"^\W*(?:tests?|testing|checks?|verification|validation)
                         r"(?![^\n]*\b(?:fail\w*|errors?|skipped|blocked|timed out|not run)\b)", re.I)
 
 
+# A final message that opens by saying the work itself could not be done ("Couldn't complete the cleanup —
+# …"): what it then reports done is side work ("Logged it to daily notes"), no claim of the work.
+WORK_NOT_DONE = re.compile(r"^\W*(?:i |we )?(?:could ?n[o']t|can ?no?t|was ?n'?t able to|were ?n'?t able to|unable to"
+                           r"|failed to) (?:complete|finish|carry out|perform|do)\b", re.I)
+
+
 def claims(sentence: str) -> bool:
     """Whether the sentence claims the work done, not one that names it only to say it was not."""
     if NOT_A_CLAIM.search(sentence) or NOT_IN_OTHER_LANGUAGES.search(sentence):

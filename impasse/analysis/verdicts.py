@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from impasse.analysis.ask_words import ANNOUNCES, LATER_CHECK, QUESTION_MARKS
 from impasse.analysis.ask_words import ASKS as OTHER_ASKS
 from impasse.analysis.ask_words import OFFERS as OTHER_OFFERS
-from impasse.analysis.claim_words import NOT_IN_OTHER_LANGUAGES, REPORT_HEADING, claims
+from impasse.analysis.claim_words import NOT_IN_OTHER_LANGUAGES, REPORT_HEADING, WORK_NOT_DONE, claims
 from impasse.analysis.normal_form import ASK, NStep, NTrajectory
 from impasse.analysis.session_log import (
     API_ERROR,
@@ -169,7 +169,8 @@ def first_match(pattern: re.Pattern, text: str) -> str:
 
 def claim_in(text: str) -> str:
     """The first sentence that claims the work done, not one that names it only to say it was not."""
-    return next((s[:SHORT] for s in sentences(text) if claims(s)), "")
+    said = sentences(text)
+    return "" if said and WORK_NOT_DONE.match(said[0]) else next((s[:SHORT] for s in said if claims(s)), "")
 
 
 def ending_verdict(trajectory: NTrajectory) -> Verdict | None:

@@ -316,6 +316,9 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     ("The web_search tool requires an API key. Here's how to resolve this:\n\n1. Run `openclaw configure`.",
      "escalated to the human"),
     ("Done: the dashboard is live. Here's how to use it:\n\n1. Run `npm start`.", "claimed done"),
+    # the work itself not done, said first: the side work reported after it is no claim
+    ("Couldn't complete the cleanup — the gateway times out on every call. Logged it to daily notes.",
+     "gave up without a claim"),
 ])
 def test_an_ending_is_read_from_what_the_last_message_says(text, kind):
     from impasse.analysis.verdicts import message_verdict
