@@ -62,8 +62,9 @@ def mentions(text: str, thing: str) -> bool:
     """`thing` occurs in `text` as a whole word or path (not inside a longer name, and a module's name
     as a file, `yaml.py`, is the file), or as the host of a URL (`https://pricing.internal:8443/rates`
     names `pricing.internal`)."""
-    name = re.escape(thing)
-    return re.search(rf"(?<![\w/.-]){name}(?![\w/-]|\.pyc?\b)|(?<=://){name}(?![\w.-])", text) is not None
+    name = re.escape(thing)  # a letter of another script is no part of the name ("PyYAML库")
+    return re.search(rf"(?<![A-Za-z0-9_/.-]){name}(?![A-Za-z0-9_/-]|\.pyc?\b)|(?<=://){name}(?![\w.-])",
+                     text) is not None
 
 
 def named_object(card: Card, task: Task, files: tuple[str, ...], text: str, raw: str) -> str | None:

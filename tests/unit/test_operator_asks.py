@@ -392,6 +392,11 @@ def test_a_state_the_work_needs_said_as_our_need_asks_for_it():
     assert judged("missing_secret", text).actionable
 
 
+def test_a_package_said_to_need_installing_in_chinese_names_the_cause_and_a_name_ends_at_another_script():
+    result = judged("removed_dependency", "需要安装PyYAML库。让我先安装：")
+    assert result.verdict == "actionable" and result.named_object == "pyyaml"
+
+
 def test_a_program_said_to_be_off_the_shells_path_in_chinese_is_the_wrong_cause():
     text = ("`jq` 未在当前 Shell 的 PATH 中，导致命令失败（bash 报 “jq: command not found”）。"
             "下一步需要在带完整环境的登录 Shell 下重跑。")
