@@ -24,3 +24,9 @@ def harness_details(message: dict) -> tuple[str, str | None, int | None]:
     error = details.get("error") if status in FAILED_STATUSES and isinstance(details.get("error"), str) else None
     code = details.get("exitCode")
     return status, error, code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def is_delivery_mirror(message: dict) -> bool:
+    """An assistant message a harness on pi wrote itself, mirroring what it delivered to a chat (OpenClaw's
+    `delivery-mirror`, its provider its own): the harness's copy, not a reply of the model's."""
+    return message.get("model") == "delivery-mirror"

@@ -171,6 +171,16 @@ def test_a_harness_on_pi_is_read_by_its_command_tool_and_the_status_it_keeps_bes
     assert searched.observations[0].exit_code == FAILED_STATUS_UNKNOWN
 
 
+def test_a_harnesss_own_copy_of_what_it_delivered_is_no_reply_and_leaves_the_stop(tmp_path):
+    """OpenClaw mirrors the provider's error into the session as an assistant message of its own."""
+    mirror = {"role": "assistant", "content": [{"type": "text", "text": "HTTP 429: rate_limit_error: slow down"}],
+              "provider": "openclaw", "model": "delivery-mirror", "stopReason": "stop"}
+    path = tmp_path / "session.jsonl"
+    write_lines(path, pi_session(assistant(call(1, "bash", command="ls")), tool_result(1, "bash", "a"),
+                                 assistant(stop="error", error="429 rate_limit_error: slow down"), mirror))
+    assert load_foreign(path).log.stop == API_ERROR
+
+
 @pytest.mark.parametrize("stop,error,kind", [("error", "429 Too Many Requests: rate limit", API_ERROR),
                                              ("aborted", None, INTERRUPTED)])
 def test_a_pi_session_whose_last_reply_failed_or_was_aborted_says_how_it_stopped(tmp_path, stop, error, kind):

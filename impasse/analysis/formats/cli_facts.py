@@ -18,6 +18,7 @@ from impasse.analysis.formats.session_facts import failure_stop, first_line, sta
 from impasse.analysis.session_log import INTERRUPTED, SessionLog, StepFacts
 from impasse.dialects.failures import Failure, failure_of
 from impasse.dialects.gemini_cli import REQUEST_CANCELLED
+from impasse.dialects.pi import is_delivery_mirror
 
 
 def count(value) -> int:
@@ -197,6 +198,8 @@ def pi_log(records: list[dict]) -> SessionLog:
                 spent = cost.get("total")
                 if isinstance(spent, int | float) and spent > 0:
                     log.steps[-1].usd = (log.steps[-1].usd or 0.0) + float(spent)
+            if is_delivery_mirror(message):  # the harness's copy of what it sent: no reply, no stop of its own
+                continue
             reason, error = message.get("stopReason"), str(message.get("errorMessage") or "")
             log.stop, log.stop_line = ((failure_stop(error), first_line(error)) if reason == "error"
                                        else (INTERRUPTED, "stopReason: aborted") if reason == "aborted" else ("", ""))
