@@ -33,7 +33,11 @@ OFFERS = re.compile(
     r"|wenn sie (?:wollen|möchten)|se quiser|se você quiser|必要であれば|ご希望であれば|よろしければ"
     r"|如果你需要|如果需要|如果你愿意|원하시면|если хотите|если нужно"
     # "want me to …?" in Chinese: 你想让我…吗, 要不要我…, 需要我…吗
-    r"|(?:你|您)(?:想|希望)让我|要不要我|(?:是否)?需要我)", re.I)
+    r"|(?:你|您)(?:想|希望)让我|要不要我|(?:是否)?需要我"
+    # "would you like (me to) …?" in German, Spanish, French, Italian, Portuguese: more work offered
+    r"|hast du interesse|haben sie interesse|möchtest du|möchten sie|willst du|soll ich|sollen wir"
+    r"|¿?(?:quieres|quiere|te gustaría|le gustaría)|voulez-vous|veux-tu|souhaitez-vous|vuoi che|ti interessa"
+    r"|(?:você )?quer que eu|gostaria que eu)", re.I)
 QUESTION_MARKS = ("?", "？")
 
 

@@ -122,11 +122,13 @@ class Verdict:
 # Typographic apostrophes (I’ve, couldn’t), as many models write them, read as the plain one the
 # phrases are written with.
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
+# A sentence ends at . ? ! or a line's end, not after an abbreviation ("e.g.", "z.B.", "etc.", "vs.").
+SENTENCE_END = re.compile(r"(?<=[.?!])(?<!\b[A-Za-z]\.[A-Za-z]\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bbzw\.)\s+|\n+")
 
 
 def sentences(text: str) -> list[str]:
     prose = QUOTED.sub(" ", FENCED.sub("\n", (text or "").translate(APOSTROPHES)))
-    return [s.strip() for s in re.split(r"(?<=[.?!])\s+|\n+", prose) if s.strip()]
+    return [s.strip() for s in SENTENCE_END.split(prose) if s.strip()]
 
 
 def ask_in(text: str) -> str:

@@ -319,6 +319,9 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     # the work itself not done, said first: the side work reported after it is no claim
     ("Couldn't complete the cleanup — the gateway times out on every call. Logged it to daily notes.",
      "gave up without a claim"),
+    # more work offered in another language, across an abbreviation, is no ask
+    ("OpenClaw läuft auf Node.js. Hast du Interesse an einem Teil — z.B. der Rust-Architektur?",
+     "gave up without a claim"),
 ])
 def test_an_ending_is_read_from_what_the_last_message_says(text, kind):
     from impasse.analysis.verdicts import message_verdict
