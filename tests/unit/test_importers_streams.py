@@ -181,6 +181,20 @@ def test_a_harnesss_own_copy_of_what_it_delivered_is_no_reply_and_leaves_the_sto
     assert load_foreign(path).log.stop == API_ERROR
 
 
+def test_a_harnesss_copy_after_the_human_spoke_is_no_step_and_its_text_is_no_reply(tmp_path):
+    """The copy repeats a reply already read: read again, it would make a step of its own (or lengthen the
+    last) and its words would count twice, as an ask or a claim the model never made at that point."""
+    mirror = {"role": "assistant", "content": [{"type": "text", "text": "Please fill in your details."}],
+              "provider": "openclaw", "model": "delivery-mirror", "stopReason": "stop"}
+    human = {"role": "user", "content": [{"type": "text", "text": "hi"}]}
+    path = tmp_path / "session.jsonl"
+    write_lines(path, pi_session(assistant(call(1, "bash", command="ls")), tool_result(1, "bash", "a"),
+                                 assistant({"type": "text", "text": "Listed."}, stop="stop"), mirror, human, mirror))
+    loaded = load_foreign(path)
+    assert len(loaded.steps) == len(loaded.log.steps) == 2
+    assert loaded.steps[-1].text == "Listed." and "fill in" not in loaded.steps[-1].text
+
+
 @pytest.mark.parametrize("stop,error,kind", [("error", "429 Too Many Requests: rate limit", API_ERROR),
                                              ("aborted", None, INTERRUPTED)])
 def test_a_pi_session_whose_last_reply_failed_or_was_aborted_says_how_it_stopped(tmp_path, stop, error, kind):

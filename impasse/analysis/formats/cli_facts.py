@@ -187,6 +187,8 @@ def pi_log(records: list[dict]) -> SessionLog:
         message = record.get("message") if record.get("type") == "message" else None
         if not isinstance(message, dict):
             continue
+        if message.get("role") == "assistant" and is_delivery_mirror(message):
+            continue  # the harness's copy of what it sent: no reply, no step, no stop of its own
         if message.get("role") == "assistant":
             if not in_reply:
                 log.steps.append(StepFacts(at=stamp(message.get("timestamp") or record.get("timestamp"))))
@@ -198,8 +200,6 @@ def pi_log(records: list[dict]) -> SessionLog:
                 spent = cost.get("total")
                 if isinstance(spent, int | float) and spent > 0:
                     log.steps[-1].usd = (log.steps[-1].usd or 0.0) + float(spent)
-            if is_delivery_mirror(message):  # the harness's copy of what it sent: no reply, no stop of its own
-                continue
             reason, error = message.get("stopReason"), str(message.get("errorMessage") or "")
             log.stop, log.stop_line = ((failure_stop(error), first_line(error)) if reason == "error"
                                        else (INTERRUPTED, "stopReason: aborted") if reason == "aborted" else ("", ""))

@@ -23,7 +23,7 @@ from impasse.analysis.formats.common import (
 )
 from impasse.analysis.formats.reply_runs import ReplyRuns
 from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
-from impasse.dialects.pi import ABORTED, FAILED_STATUSES, STATUS_LINE, TIMED_OUT, harness_details
+from impasse.dialects.pi import ABORTED, FAILED_STATUSES, STATUS_LINE, TIMED_OUT, harness_details, is_delivery_mirror
 from impasse.vocabulary import Tool
 
 ROLES = ("user", "assistant", "toolResult")
@@ -80,6 +80,8 @@ def pi_steps(records: list[dict]) -> list[NStep]:
     for record in records:
         message = record.get("message") if record.get("type") == "message" else None
         role = message.get("role") if isinstance(message, dict) else None
+        if role == "assistant" and is_delivery_mirror(message):  # the harness's copy of a reply already read
+            continue
         if role == "assistant":
             content = message.get("content")
             parts = content if isinstance(content, list) else [{"type": "text", "text": text_of(content)}]
