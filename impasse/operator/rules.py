@@ -77,10 +77,15 @@ EMPHASIS = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)")
 CODE_WORD = re.compile(r"`([\w.-]+)`")
 
 
+def plain_words(raw: str) -> str:
+    """The text as a person reads it aloud: no emphasis marks, one word in inline code as that word."""
+    return CODE_WORD.sub(r"\1", EMPHASIS.sub("", raw))
+
+
 def cause_named(card: Card, task: Task, raw: str) -> Iterator[str]:
     """Each phrase of the text that names the card's cause (its diagnosis), not ruled out. A name the
     task does not have is no name: "it's not installed" names no package where the task has none."""
-    names, plain = task_names(task), CODE_WORD.sub(r"\1", EMPHASIS.sub("", raw))
+    names, plain = task_names(task), plain_words(raw)
     return (m[0] for p in card.diagnosis for m in re.finditer(fill(p, names, NEVER), plain)
             if not ruled_out(plain, m))
 
@@ -102,7 +107,7 @@ def misattributed(card: Card, task: Task, raw: str, seen: str, asks: list[str]) 
         return False
     quoted = seen.casefold() + "\n" + "\n".join(CODE.findall(raw)).casefold()
     own = (phrase for phrase in cause_named(card, task, raw) if phrase.casefold() not in quoted)
-    plain = EMPHASIS.sub("", raw)
+    plain = plain_words(raw)
     return (next(own, None) is None and (ATTRIBUTION.search(plain) or DENIED.search(plain)) is not None) \
         or blamed_elsewhere(card, task, plain) or misread(card, plain)
 
