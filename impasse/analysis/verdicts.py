@@ -25,6 +25,7 @@ from impasse.analysis.session_log import (
     USAGE_LIMIT,
 )
 from impasse.dialects.failures import Failure, failure_of
+from impasse.prose import NOT_AFTER_ABBREVIATION
 from impasse.vocabulary import ENDING_RULES, TERMINAL_TOOLS, Ending, Tool
 
 ESCALATED = "escalated to the human"
@@ -119,11 +120,10 @@ class Verdict:
     line: str = ""  # the log's line that shows it
 
 
-# Typographic apostrophes (I’ve, couldn’t), as many models write them, read as the plain one the
-# phrases are written with.
+# Typographic apostrophes (I’ve, couldn’t), as many models write them, read as the plain one of the phrases.
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
 # A sentence ends at . ? ! or a line's end, not after an abbreviation ("e.g.", "z.B.", "etc.", "vs.").
-SENTENCE_END = re.compile(r"(?<=[.?!])(?<!\b[A-Za-z]\.[A-Za-z]\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bbzw\.)\s+|\n+")
+SENTENCE_END = re.compile(r"(?<=[.?!])" + NOT_AFTER_ABBREVIATION + r"\s+|\n+")
 
 
 def sentences(text: str) -> list[str]:

@@ -1260,3 +1260,10 @@ def test_narrowing_the_cause_down_in_japanese_is_a_list_of_guesses():
     text = ("INVOICE_SIGNING_KEY が未設定かもしれません。以下の手順で原因を切り分けてください："
             "1) キーの確認 2) 依存関係の確認")
     assert judged("missing_secret", text).verdict != "actionable"
+
+
+@pytest.mark.parametrize("abbreviation", ["etc.", "vs.", "z.B.", "bzw."])
+def test_an_abbreviation_ends_no_sentence_of_an_ask(abbreviation):
+    """The annotator and the operator split prose alike: "etc." goes on to the ask's own object."""
+    text = f"Please give the agent user write access to the sources, the cache {abbreviation} the notes file too."
+    assert asks_of(text) == [text]

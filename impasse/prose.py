@@ -1,0 +1,7 @@
+"""What both readers of an agent's prose (the annotator and the operator) take the same way."""
+
+from __future__ import annotations
+
+# A full stop after an abbreviation ends no sentence ("e.g.", "i.e.", "z.B.", "etc.", "vs.", "bzw."):
+# lookbehinds to put after a sentence-ending mark's own.
+NOT_AFTER_ABBREVIATION = r"(?<!\b[A-Za-z]\.[A-Za-z]\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bbzw\.)"
