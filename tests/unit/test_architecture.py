@@ -13,7 +13,8 @@ from impasse.vocabulary import ENDING_RULES, OUTCOME_MEANING, SCORED_OUTCOMES, E
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "impasse"
 # Imports only point to the same layer or an earlier one.
-LAYERS = (("vocabulary", "defaults", "paths", "hashing", "locks", "folds", "__init__"), ("dialects",), ("catalog",),
+LAYERS = (("vocabulary", "defaults", "paths", "hashing", "locks", "folds", "prose", "__init__"),
+          ("dialects",), ("catalog",),
           ("infra",),
           ("models",), ("operator",), ("episode",), ("agents",), ("analysis",), ("truth",), ("proving",), ("runs",),
           ("inspect_ext",), ("cli", "__main__"))
