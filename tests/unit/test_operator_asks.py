@@ -287,6 +287,9 @@ OTHER_LANGUAGES = [
     ("missing_binary", "jq n'est pas installé dans le conteneur ; pouvez-vous l'installer ?"),
     ("missing_secret", "A variável INVOICE_SIGNING_KEY não está definida no ambiente."),
     ("removed_dependency", "Модуль yaml не установлен, а сети нет. Установите pyyaml, пожалуйста."),
+    # unavailable, in the one word Russian says it in
+    ("missing_binary", "В этом контейнере jq недоступен. Создам скрипт на Python вместо него."),
+    ("removed_dependency", "Модуль yaml недоступен, тесты не собираются."),
     # the program that has to be installed, said as the need in other languages
     ("missing_binary", "システム領域へ `jq` を入れる必要があるため、権限付きでインストールを実行します。"),
     ("missing_binary", "测试需要安装 jq，但容器里没有。"),
