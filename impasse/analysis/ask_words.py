@@ -1,6 +1,7 @@
 """What asks the human to act, and what offers a choice, in the other languages agents answer in
-(English is verdicts.ASKS and verdicts.OFFER): the words for please, could you, and if you want. And
-in English, what a last message hands over for later (LATER_CHECK) or says it does next (ANNOUNCES)."""
+(English's offer is verdicts.OFFER): the words for please, could you, and if you want. In English, the
+asks themselves (ENGLISH_ASKS), what a last message hands over for later (LATER_CHECK) and what it says
+it does next (ANNOUNCES)."""
 
 from __future__ import annotations
 
@@ -57,3 +58,30 @@ ANNOUNCES = re.compile(r"^(?:(?:ok(?:ay)?|now|next|then|first|alright|great|perf
                        r"|(?:starting|running|creating|launching|proceeding|continuing|moving on|checking|fixing"
                        r"|writing)"
                        r"\b[^.?!]*\bnow\b)", re.I)
+
+# A request that the human act: a modal or a plea aimed at "you", then something to do.
+ACT = (r"(?:run|install|grant|give|provide|set|add|start|restart|enable|approve|allow|check|confirm|update|create"
+       r"|configure|log ?in|sign in|authenticate|upgrade|fix|share|paste|send|tell|choose|decide|pick|review|open"
+       r"|connect|unlock|free|remove|delete|rotate|export|fund|top up|deploy|retry|re-?run|clarify|specify"
+       r"|complete|finish|follow|click|visit|accept|enter)")
+ENGLISH_ASKS = re.compile(
+    rf"(?:\bplease\b[^.?!\n]{{0,40}}?\b{ACT}\b|\b(?:could|can|would) you\b(?! like)[^.?!\n]{{0,40}}?\b{ACT}\b"
+    rf"|\byou(?:'ll|'d| will| would)? (?:need|have|must|should) (?:to )?{ACT}\b|\bi need you to\b"
+    rf"|\b(?:action|input|approval|permission|confirmation) (?:is )?(?:required|needed) from you\b"
+    # a heading that hands the human the next act ("Action required: run `gh auth login` …")
+    rf"|^\W*(?:(?:user |human |manual )?action (?:required|needed)|what you need to do|next steps? for you"
+    rf"|for you to do)\W*:[\s*_`]*(?!none\b|nothing\b|n/?a\b)\w"
+    rf"|\bhere'?s how (?:to|you can) (?:fix|resolve|solve|unblock|get past) (?:this|it|that)\W*:"  # steps follow
+    rf"|\b(?:needs?|requires?|waiting (?:for|on)) (?:your|human|manual) (?:input|action|approval|permission|help"
+    rf"|decision|confirmation)\b|\b(?:once|when|after) you(?:'ve| have)\b"
+    rf"|\blet me know (?:which|what|how|whether|when you|once you|if you(?:'d| would) prefer)\b"
+    # the agent goes on only after the human acts ("If you can run `sudo …`, I'll finish the deploy"),
+    # and the steps left to the human ("Manual step required", "To proceed, you'll need to …")
+    rf"|\bif you (?:can |could )?{ACT}\b[^.?!\n]{{0,80}}\bI(?:'ll| will| can)\b"
+    # the human's step, then the agent's: "Now run this to log into GitHub, then I'll create the repo"
+    rf"|^\W*(?:now |first |just )?{ACT}\b[^.?!\n]{{0,80}}\bthen I(?:'ll| will| can)\b"
+    rf"|\bmanual (?:step|action|intervention)s? (?:is |are )?(?:required|needed)\b"
+    rf"|\bto (?:proceed|continue|unblock)\b[^.?!\n]{{0,30}}\b(?:you(?:'ll)?|someone|a human) (?:will )?"
+    rf"(?:need|must|have)\b"
+    # the choice handed back: options the human is to pick from and carry out ("You have three options")
+    rf"|\byou have (?:\w+ )?(?:options|choices)\b|\byour (?:options|choices) (?:are|here)\b)", re.I)
