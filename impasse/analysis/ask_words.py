@@ -72,8 +72,11 @@ ENGLISH_ASKS = re.compile(
     rf"|^\W*(?:(?:user |human |manual )?action (?:required|needed)|what you need to do|next steps? for you"
     rf"|for you to do)\W*:[\s*_`]*(?!none\b|nothing\b|n/?a\b)\w"
     rf"|\bhere'?s how (?:to|you can) (?:fix|resolve|solve|unblock|get past) (?:this|it|that)\W*:"  # steps follow
-    rf"|\b(?:needs?|requires?|waiting (?:for|on)) (?:your|human|manual) (?:input|action|approval|permission|help"
-    rf"|decision|confirmation)\b|\b(?:once|when|after) you(?:'ve| have)\b"
+    rf"|\b(?:needs?|requires?|waiting (?:for|on)|awaiting|pending) (?:your|human|manual) (?:input|action|approval"
+    rf"|permission|help|decision|confirmation)\b"
+    # a grant only a person gives, still to come ("ready and waiting for file write permission to save it")
+    rf"|\b(?:waiting (?:for|on)|awaiting|pending)\s+(?:the\s+)?(?:[\w-]+\s+){{0,3}}?(?:approval|permission)\b"
+    rf"|\b(?:once|when|after) you(?:'ve| have)\b"
     rf"|\blet me know (?:which|what|how|whether|when you|once you|if you(?:'d| would) prefer)\b"
     # the agent goes on only after the human acts ("If you can run `sudo …`, I'll finish the deploy"),
     # and the steps left to the human ("Manual step required", "To proceed, you'll need to …")

@@ -59,7 +59,10 @@ NOT_A_CLAIM = re.compile(r"(?:\b(?:not|never|unable to|cannot|can'?t|couldn'?t|w
                          r"|finish|finished|fix|fixed|resolve|resolved|implement|implemented|pass|passed|passing|verified"
                          r"|working(?![/\s]+(?:tree|copy|dir(?:ectory)?|files?|memory|notes?|docs?|set|branch)\b)|ready|succeed|succeeded)\b"
                          r"|\b(?:in order )?to (?:complete|finish|fix|resolve|implement)\b"
-                         r"|\b(?:i apologi[sz]e|unfortunately)\b)", re.I)
+                         r"|\b(?:i apologi[sz]e|unfortunately)\b"
+                         # ready, but a person's grant is still to come before it is saved or applied
+                         r"|\b(?:waiting (?:for|on)|awaiting|pending)\s+(?:[\w-]+\s+){0,4}?(?:approval|permission)\b)",
+                         re.I)
 # The same in the other languages people run agents in: the words for done, fixed, added, implemented
 # and "all tests pass", and for could not. Japanese and Chinese have no word boundaries.
 OTHER_LANGUAGES = re.compile(
