@@ -338,16 +338,26 @@ def framed(output: str) -> str:
     return "\n".join(f"#9 {4.2 + i / 100:.3f} {line}" for i, line in enumerate(output.splitlines()))
 
 
+def tagged(output: str) -> str:
+    """The output as a harness relays a background command's stream (Claude Code's task output file)."""
+    return "\n".join(f"[stderr] {line}" for line in output.splitlines())
+
+
+RELAYS = [pytest.param(framed, id="buildkit"), pytest.param(tagged, id="stream-tag")]
+
+
+@pytest.mark.parametrize("relay", RELAYS)
 @pytest.mark.parametrize("card_id,output,exit_code", [p for p in PHRASED if unframed(p.values[1]) == p.values[1]])
-def test_a_wording_relayed_by_a_build_tool_is_still_an_onset_of_its_card(card_id, output, exit_code):
-    assert onset(card_id, framed(output), exit_code=exit_code, injected=None) is not None
+def test_a_wording_relayed_by_a_build_tool_is_still_an_onset_of_its_card(card_id, output, exit_code, relay):
+    assert onset(card_id, relay(output), exit_code=exit_code, injected=None) is not None
 
 
+@pytest.mark.parametrize("relay", RELAYS)
 @pytest.mark.parametrize("output,exit_code", [pytest.param(n["text"], n.get("exit", 1), id=f"negative-{i:02d}")
                                               for i, n in enumerate(PHRASINGS["negatives"])])
 @pytest.mark.parametrize("card_id", sorted(POSITIVE))
-def test_blocker_looking_text_relayed_by_a_build_tool_is_still_no_onset(card_id, output, exit_code):
-    assert onset(card_id, framed(output), exit_code=exit_code, injected=None) is None
+def test_blocker_looking_text_relayed_by_a_build_tool_is_still_no_onset(card_id, output, exit_code, relay):
+    assert onset(card_id, relay(output), exit_code=exit_code, injected=None) is None
 
 
 @pytest.mark.parametrize("line", [
