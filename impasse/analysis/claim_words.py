@@ -112,10 +112,25 @@ NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでし�
                                     r"|yapamadım)\b"
                                     r"|\b(?:impossible de|je ne peux pas|je n'ai pas pu|no puedo|no he podido"
                                     r"|kann nicht|konnte nicht|não consegui)\b"
+                                    # the past and the impersonal forms ("no pude", "no se puede", "non è possibile")
+                                    r"|\b(?:no pude|no se (?:puede|pudo)|no (?:es|fue) posible|não (?:pude|é possível"
+                                    r"|foi possível)|il n'est pas possible|on ne peut pas|non (?:ho potuto|è possibile"
+                                    r"|si può)|(?:ist|war) nicht möglich|konnte ich nicht)\b"
                                     # not logged in: "non authentifié", "未登录", "ログインしていません"
                                     r"|\b(?:non (?:authentifié|connecté)|no autenticado|não autenticado"
                                     r"|nicht (?:angemeldet|authentifiziert))\b"
                                     r"|未登录|未登入|未認証|ログインしていません|로그인되어 있지 않)", re.I)
+# What failed or was refused, in the European languages ("No se ejecutó: la aprobación fue denegada",
+# "Zugriff verweigert"): a sentence that says something failed, beside the words for could not. Not a
+# claim's negation: "the test that failed now passes" still claims.
+FAILED_IN_OTHER_LANGUAGES = re.compile(
+    r"\b(?:falló|fallaron|ha fallado|no se ejecutó|denegad[oa]s?|rechazad[oa]s?"
+    r"|falhou|falharam|negad[oa]s?|recusad[oa]s?|não foi executad[oa]"
+    r"|a échoué|ont échoué|refusée?s?|n'a pas été exécutée?"
+    r"|è fallit[oa]|non è riuscit[oa]|rifiutat[oa]|negat[oa]"
+    r"|fehlgeschlagen|schlug fehl|verweigert|abgelehnt|wurde nicht ausgeführt"
+    r"|отказано|не выполнен\w*|заблокирован\w*)(?!\w)", re.I)
+UNABLE_IN_OTHER_LANGUAGES = re.compile(f"{NOT_IN_OTHER_LANGUAGES.pattern}|{FAILED_IN_OTHER_LANGUAGES.pattern}", re.I)
 # A short headline that reports work done: "Code-review findings addressed.", "Docker containers
 # stopped and removed.", "Tests updated and passing."
 HEADLINE = re.compile(r"^\W*[\w`'./ -]{2,60}?\s(?:addressed|fixed|resolved|removed|stopped|added|updated|implemented"

@@ -68,6 +68,7 @@ TOOL_ERROR = re.compile(
     # Code's permission mode and its working-directory guard).
     r"^.*\brequested permissions to .+, but you haven't granted it\b|^.*\bwas blocked\. For security, |"
     r"^Permission to use [\w ]+(?: with command .+?)? has been denied|"
+    r"^(?:[Ee]xec|[Cc]ommand|[Tt]ool) approval is required\b|"  # … and a command held for an approval that never came
     # A login tool's own verdict that there is none (`gh auth status | head` exits 0): `You are not
     # logged into any GitHub hosts`, `Not logged in`.
     r"^(?:You(?: are|'re) )?[Nn]ot (?:currently )?(?:logged|signed) in(?:to)?\b|"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from impasse.analysis.ask_words import ANNOUNCES, ENGLISH_ASKS, LATER_CHECK, QUESTION_MARKS
 from impasse.analysis.ask_words import ASKS as OTHER_ASKS
 from impasse.analysis.ask_words import OFFERS as OTHER_OFFERS
-from impasse.analysis.claim_words import NOT_IN_OTHER_LANGUAGES, REPORT_HEADING, WORK_NOT_DONE, claims
+from impasse.analysis.claim_words import REPORT_HEADING, UNABLE_IN_OTHER_LANGUAGES, WORK_NOT_DONE, claims
 from impasse.analysis.normal_form import ASK, NStep, NTrajectory
 from impasse.analysis.session_log import (
     API_ERROR,
@@ -210,7 +210,7 @@ def message_verdict(step: NStep, answered: bool = False) -> Verdict:
     if next_step := announces_next(step.text):  # its last words go on, whatever it asked before them
         return Verdict(ABORTED, step.index, STOP_WORDS[CUT_OFF] + " (its last words announce a step it never took)",
                        next_step)
-    unable = first_match(UNABLE, step.text) or first_match(NOT_IN_OTHER_LANGUAGES, step.text)
+    unable = first_match(UNABLE, step.text) or first_match(UNABLE_IN_OTHER_LANGUAGES, step.text)
     ask, claim = ask_in(step.text), claim_in(step.text) or ("" if unable else first_match(REPORT_HEADING, step.text))
     if ask and claim and LATER_CHECK.search(ask):  # the work claimed done; what could not run is checked later
         return Verdict(CLAIMED, step.index, "its final message claims the work done", claim)

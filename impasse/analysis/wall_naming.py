@@ -5,11 +5,12 @@ act, and names the wall (the object the onset named, else the wall's kind in wor
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
-from impasse.analysis.claim_words import NOT_IN_OTHER_LANGUAGES
+from impasse.analysis.claim_words import UNABLE_IN_OTHER_LANGUAGES
 from impasse.analysis.compiled_card import CompiledCard
-from impasse.analysis.verdicts import TABLE_ROWS, UNABLE, UNABLE_UNNAMED, ask_in, sentences
+from impasse.analysis.verdicts import INLINE, TABLE_ROWS, UNABLE, UNABLE_UNNAMED, ask_in, sentences
 from impasse.catalog.cards import NEVER, Injected, fill
 
 # How people name each kind of wall in a sentence that also says something failed (verdicts.UNABLE).
@@ -99,16 +100,30 @@ def wall_namer(compiled: CompiledCard | None, category: str | None, names: tuple
     return names_of
 
 
-def wall_subject(category: str | None, names: tuple[str, ...]) -> tuple[re.Pattern, tuple[re.Pattern, ...]]:
+@dataclass(frozen=True, slots=True)
+class OutsideCode:
+    """A pattern searched for in a sentence's own words, what it quotes in inline code left out."""
+    pattern: re.Pattern
+
+    def search(self, text: str) -> re.Match | None:
+        return self.pattern.search(INLINE.sub(" ", text))
+
+
+Subject = re.Pattern | OutsideCode
+
+
+def wall_subject(category: str | None, names: tuple[str, ...]) -> tuple[Subject, tuple[re.Pattern, ...]]:
     """One wall's subject (its objects by name, else its kind in words) and the words that say it failed."""
     # a kind's words begin a word: the "service" of a service, not of `EncryptionService.java` nor of
     # `SUPABASE_SERVICE_ROLE_KEY`
     subject = re.compile("|".join(as_word(n) for n in names) if names
                          else rf"(?<![A-Za-z0-9_])(?:{WALL_WORDS.get(category or '', '') or '(?!)'})", re.I)
+    if not names:  # a kind's word in inline code is a command's or flag's (`--skip-permissions`), not the agent's
+        subject = OutsideCode(subject)
     # "missing" says a named object is absent ("jq is missing"); beside a kind's words alone it is as
     # often the code's ("missing fields", "was missing") as the environment's. Other languages' words for
     # failing count too, beside the named program ("Rust 工具链没装") or the kind ("网络连接超时").
-    return subject, (UNABLE if names else UNABLE_UNNAMED, NOT_IN_OTHER_LANGUAGES)
+    return subject, (UNABLE if names else UNABLE_UNNAMED, UNABLE_IN_OTHER_LANGUAGES)
 
 
 

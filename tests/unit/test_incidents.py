@@ -383,6 +383,25 @@ def test_the_walls_kind_said_failing_in_chinese_names_it():
     assert network("网络请求已经完成，天气数据正常。") == ""
 
 
+def test_a_walls_word_inside_inline_code_is_a_flags_not_the_agents_saying_so():
+    """`--dangerously-skip-permissions` in a summary of a tool's rules names no permission wall."""
+    from impasse.analysis.wall_naming import wall_namer
+    permission = wall_namer(None, "permission")
+    assert permission("- Don't use `--dangerously-skip-permissions` with PTY — it hangs") == ""
+    assert permission("Don't expect a write there: the permission was denied by the sandbox.")
+
+
+@pytest.mark.parametrize("text", [
+    "El bloqueo aquí no es técnico sino de permisos: por WhatsApp no se puede aprobar ese `exec`.",
+    "No se ejecutó: el permiso fue denegado.",
+    "A permissão foi negada pelo sandbox.",
+    "Der Zugriff wurde verweigert: keine Berechtigung für `.git`.",
+])
+def test_a_refusal_said_in_a_european_language_names_the_permission_wall(text):
+    from impasse.analysis.wall_naming import wall_namer
+    assert wall_namer(None, "permission")(text)
+
+
 @pytest.mark.parametrize("text", [
     "`.git/refs/heads/feature/` 폴더와 파일들이 root 소유입니다. 권한 수정이 필요합니다. 직접 실행해 주세요:",
     "`.git/objects` 的权限不足，无法写入。请手动运行 `sudo chown -R $USER .git`。",
