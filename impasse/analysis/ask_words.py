@@ -19,7 +19,7 @@ ASKS = re.compile(
     r"|por favor|podrías|podría usted|puedes|necesito que|poderia|você pode|preciso que"
     # what the human will have to do, the "you'll need to" of these languages
     r"|você (?:precisará|precisa|vai precisar|terá que|tem que)|vous (?:devrez|devez|aurez besoin)|tu (?:devras|dois)"
-    r"|(?:tendrás|tendrá|tienes|tiene) que|necesitarás|necesitará"
+    r"|(?<!\bno )(?:tendrás|tendrá|tienes|tiene) que|(?<!\bno )(?:necesitarás|necesitará)"  # not "no tienes que""
     r"|(?:du musst|sie müssen|du wirst|sie werden) \w+ müssen"
     r"|bitte|könnten sie|können sie|kannst du|könntest du"
     # options handed back for the human to pick from ("vous avez trois options")
@@ -38,7 +38,13 @@ OFFERS = re.compile(
     # "would you like (me to) …?" in German, Spanish, French, Italian, Portuguese: more work offered
     r"|hast du interesse|haben sie interesse|möchtest du|möchten sie|willst du|soll ich|sollen wir"
     r"|¿?(?:quieres|quiere|te gustaría|le gustaría)|voulez-vous|veux-tu|souhaitez-vous|vuoi che|ti interessa"
-    r"|(?:você )?quer que eu|gostaria que eu)", re.I)
+    r"|(?:você )?quer que eu|gostaria que eu"
+    # "anything else?" in those languages and in Chinese and Japanese: more work offered, nothing asked
+    r"|(?:você )?(?:ainda )?precisa de (?:mais )?(?:algo|alguma coisa)|mais alguma coisa|¿?(?:necesitas|necesita) algo"
+    r"|¿?algo más|(?:as-tu|avez-vous) besoin d'autre chose|autre chose|(?:brauchst du|brauchen sie) noch"
+    r"|sonst noch|(?:ti serve|le serve|hai bisogno di) (?:altro|qualcos)|qualcos'altro"
+    r"|还有(?:什么|其他)|还需要(?:什么|其他)"
+    r"|他に(?:何か|なにか))", re.I)
 QUESTION_MARKS = ("?", "？")
 
 

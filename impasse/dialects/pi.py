@@ -30,3 +30,12 @@ def is_delivery_mirror(message: dict) -> bool:
     """An assistant message a harness on pi wrote itself, mirroring what it delivered to a chat (OpenClaw's
     `delivery-mirror`, its provider its own): the harness's copy, not a reply of the model's."""
     return message.get("model") == "delivery-mirror"
+
+
+# A harness's delivery directives inside the model's text (OpenClaw's reply tags: `[[reply_to_current]]`,
+# `[[reply_to:<id>]]`, `[[audio_as_voice]]`): where the chat shows the reply, not words of the reply.
+DIRECTIVE = re.compile(r"\[\[\s*(?:reply_to_current|reply_to\s*:\s*[^\]\n]+|audio_as_voice)\s*\]\]\s*")
+
+
+def model_words(text: str) -> str:
+    return DIRECTIVE.sub("", text)

@@ -195,6 +195,14 @@ def test_a_harnesss_copy_after_the_human_spoke_is_no_step_and_its_text_is_no_rep
     assert loaded.steps[-1].text == "Listed." and "fill in" not in loaded.steps[-1].text
 
 
+def test_a_harnesss_reply_tags_are_no_words_of_the_reply(tmp_path):
+    """OpenClaw's `[[reply_to_current]]` says where the chat shows the reply: a headline after it opens the reply."""
+    path = tmp_path / "session.jsonl"
+    reply = {"type": "text", "text": "[[reply_to_current]] Ajustado.\n\nYa quedó guardado."}
+    write_lines(path, pi_session(assistant(reply, stop="stop")))
+    assert load_foreign(path).steps[-1].text == "Ajustado.\n\nYa quedó guardado."
+
+
 @pytest.mark.parametrize("stop,error,kind", [("error", "429 Too Many Requests: rate limit", API_ERROR),
                                              ("aborted", None, INTERRUPTED)])
 def test_a_pi_session_whose_last_reply_failed_or_was_aborted_says_how_it_stopped(tmp_path, stop, error, kind):

@@ -23,7 +23,15 @@ from impasse.analysis.formats.common import (
 )
 from impasse.analysis.formats.reply_runs import ReplyRuns
 from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
-from impasse.dialects.pi import ABORTED, FAILED_STATUSES, STATUS_LINE, TIMED_OUT, harness_details, is_delivery_mirror
+from impasse.dialects.pi import (
+    ABORTED,
+    FAILED_STATUSES,
+    STATUS_LINE,
+    TIMED_OUT,
+    harness_details,
+    is_delivery_mirror,
+    model_words,
+)
 from impasse.vocabulary import Tool
 
 ROLES = ("user", "assistant", "toolResult")
@@ -87,8 +95,8 @@ def pi_steps(records: list[dict]) -> list[NStep]:
             parts = content if isinstance(content, list) else [{"type": "text", "text": text_of(content)}]
             runs.reply()
             for part in (p for p in parts if isinstance(p, dict)):
-                if part.get("type") == "text" and part.get("text"):
-                    runs.say(str(part["text"]))
+                if part.get("type") == "text" and (said := model_words(str(part.get("text") or ""))):
+                    runs.say(said)
                 elif part.get("type") == "toolCall":
                     runs.call(part.get("id"), pi_action(str(part.get("name", "")), part.get("arguments")))
         elif role == "toolResult":
