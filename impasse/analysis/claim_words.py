@@ -133,7 +133,12 @@ FAILED_IN_OTHER_LANGUAGES = re.compile(
     r"|a échoué|ont échoué|refusée?s?|n'a pas été exécutée?"
     r"|è fallit[oa]|non è riuscit[oa]|rifiutat[oa]|negat[oa]"
     r"|fehlgeschlagen|schlug fehl|verweigert|abgelehnt|wurde nicht ausgeführt"
-    r"|отказано|не выполнен\w*|заблокирован\w*)(?!\w)", re.I)
+    r"|отказано|не выполнен\w*|заблокирован\w*"
+    # not installed, not found, not available: English's "not installed" in those languages
+    r"|no está instalad[oa]|no se encontr[óo]|no (?:está )?disponible|não está instalad[oa]|não (?:foi )?encontrad[oa]"
+    r"|não (?:está )?disponível|n'est pas (?:installée?|disponible)|introuvable"
+    r"|nicht (?:installiert|gefunden|verfügbar)"
+    r"|non è (?:installat[oa]|disponibile)|non trovat[oa]|не установлен\w*|не найден\w*|недоступ\w*)(?!\w)", re.I)
 UNABLE_IN_OTHER_LANGUAGES = re.compile(f"{NOT_IN_OTHER_LANGUAGES.pattern}|{FAILED_IN_OTHER_LANGUAGES.pattern}", re.I)
 # A short headline that reports work done: "Code-review findings addressed.", "Docker containers
 # stopped and removed.", "Tests updated and passing."

@@ -25,7 +25,7 @@ from impasse.analysis.session_log import (
     USAGE_LIMIT,
 )
 from impasse.dialects.failures import Failure, failure_of
-from impasse.prose import NOT_AFTER_ABBREVIATION
+from impasse.prose import NOT_AFTER_ABBREVIATION, NOT_AFTER_LIST_NUMBER
 from impasse.vocabulary import ENDING_RULES, TERMINAL_TOOLS, Ending, Tool
 
 ESCALATED = "escalated to the human"
@@ -96,8 +96,8 @@ class Verdict:
 
 # Typographic apostrophes (I’ve, couldn’t), as many models write them, read as the plain one of the phrases.
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
-# A sentence ends at . ? ! or a line's end, not after an abbreviation ("e.g.", "z.B.", "etc.", "vs.").
-SENTENCE_END = re.compile(r"(?<=[.?!])" + NOT_AFTER_ABBREVIATION + r"\s+|\n+")
+# A sentence ends at . ? ! or a line's end, not after an abbreviation ("e.g.", "etc.") nor a list's "1.".
+SENTENCE_END = re.compile(r"(?<=[.?!])" + NOT_AFTER_ABBREVIATION + NOT_AFTER_LIST_NUMBER + r"\s+|\n+")
 
 
 def sentences(text: str) -> list[str]:
@@ -105,11 +105,18 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in SENTENCE_END.split(prose) if s.strip()]
 
 
+LIST_MARK = re.compile(r"^[*#>•\s-]*(?:\d{1,2}[.)]\s+)?[*_\s]*")  # a bullet's or a numbered item's mark
+
+
 def ask_in(text: str) -> str:
-    """The sentence of a message that asks the human to act, or ""; an offer of more work is none."""
+    """The sentence of a message that asks the human to act, or ""; an offer of more work is none, nor
+    are the items listed under it ("Want me to: 1. Fill in IDENTITY.md? 2. …")."""
+    offered = False
     for sentence in sentences(text):
-        plain = sentence.lstrip("*#>-• ").strip()
-        if HARNESS_API_ERROR.search(plain):  # the harness's notice ("Please run /login"), no ask of the agent's
+        plain = LIST_MARK.sub("", sentence).strip()
+        item = plain != sentence.lstrip("*_ ").strip()
+        offered = (offered and item) or (offers(plain) and plain.endswith(":"))
+        if offered or HARNESS_API_ERROR.search(plain):  # the harness's notice ("Please run /login"), no ask
             continue
         question = plain.endswith(QUESTION_MARKS) and plain[:1].isalpha() \
             and not CODE_CHARS.search(INLINE.sub("", plain)) and not offers(plain) and len(plain) > 12

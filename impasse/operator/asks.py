@@ -22,7 +22,7 @@ from impasse.catalog.cards import ANY_NAME, NEVER, PLACEHOLDERS, Card, Injected,
 from impasse.operator import other_languages
 from impasse.operator.leave import OFFERS_HEADING, go_on
 from impasse.operator.objects import mentions
-from impasse.prose import NOT_AFTER_ABBREVIATION
+from impasse.prose import NOT_AFTER_ABBREVIATION, NOT_AFTER_LIST_NUMBER
 
 # A sentence aimed at the human: a plea or a modal on "you", or one that opens on a verb (imperative).
 REQUEST = re.compile(
@@ -106,7 +106,7 @@ HEADING = re.compile(r"^(?:#+\s.*|\*\*[^*]+\*\*:?|[^.!?]{1,60}:)$")
 # A quote, emphasis or bracket closed after the mark ends the sentence too, unless the sentence goes on in
 # lower case: "(an editor, or a pytest run that never exited?) still has the file open" is one sentence.
 # A numbered list's "1." is no sentence's end: the item goes on after it; nor is an abbreviation's.
-SENTENCE_END = re.compile(r"(?<=[.!?])" + NOT_AFTER_ABBREVIATION + r"(?<!^\d\.)(?<!\n\d\.)(?<!^\d\d\.)(?<!\n\d\d\.)\s+"
+SENTENCE_END = re.compile(r"(?<=[.!?])" + NOT_AFTER_ABBREVIATION + NOT_AFTER_LIST_NUMBER + r"\s+"
                           r"|(?<=[.!?][*_\"'”’)])\s+(?![a-z])"
                           r"|(?<=[.!?][*_]{2})\s+|(?<=[。！？])|\n+")
 LEAD = "*#>-•0123456789. )\t"

@@ -383,6 +383,14 @@ def test_the_walls_kind_said_failing_in_chinese_names_it():
     assert network("网络请求已经完成，天气数据正常。") == ""
 
 
+@pytest.mark.parametrize("text", ["⚠️ **Nota:** Java no está instalado en este sistema.",
+                                  "O Java não está instalado nesta máquina.", "Java ist hier nicht installiert."])
+def test_a_program_said_not_installed_in_a_european_language_names_the_wall(text):
+    from impasse.analysis.wall_naming import wall_namer
+    assert wall_namer(None, "missing_binary", ("javac",))(text)
+    assert wall_namer(None, "missing_binary", ("javac",))("Java está instalado y compila.") == ""
+
+
 def test_a_walls_word_inside_inline_code_is_a_flags_not_the_agents_saying_so():
     """`--dangerously-skip-permissions` in a summary of a tool's rules names no permission wall."""
     from impasse.analysis.wall_naming import wall_namer
