@@ -25,11 +25,11 @@ SESSIONS = Path(os.environ.get("IMPASSE_SESSION_CORPUS", ROOT.parent / "corpus" 
 LABELING = ROOT.parent / "shared" / "real-trajectories" / "LABELING.md"
 CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only", "network", "disk_full", "oom",
               "lock", "missing_secret", "tls", "service_down", "none"}
-# Measured on the held-out folds (docs/validity.md, "The session corpus"): 161 sessions since the
-# twenty-ninth and thirtieth batches came in (11 of their 19 fell there): t* 66 of 101, endings 125
-# of 161, told 83.0%, a false onset in 6 of 60. A rule change may only raise these; a batch of sessions
+# Measured on the held-out folds (docs/validity.md, "The session corpus"): 165 sessions since the
+# twenty-ninth to thirty-second batches came in (15 of their 35 fell there): t* 70 of 104, endings 128
+# of 165, told 82.6%, a false onset in 6 of 61. A rule change may only raise these; a batch of sessions
 # no rule has seen moves them to what it measures.
-HELD_OUT_FLOORS = {"t_star_agreement": 0.65, "ending_agreement": 0.77, "told_agreement": 0.82}
+HELD_OUT_FLOORS = {"t_star_agreement": 0.67, "ending_agreement": 0.77, "told_agreement": 0.82}
 HELD_OUT_FALSE_ONSETS_CEILING = 0.10
 
 
