@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from impasse.catalog.cards import ANY_NAME, NEVER, PLACEHOLDERS, Card, Injected, fill
 from impasse.operator import other_languages
-from impasse.operator.leave import OFFERS_HEADING, go_on
+from impasse.operator.leave import BULLET, OFFERS_HEADING, go_on, on_their_machine
 from impasse.operator.objects import mentions
 from impasse.prose import NOT_AFTER_ABBREVIATION, NOT_AFTER_LIST_NUMBER
 
@@ -127,7 +127,6 @@ def asking(plain: str, reports_a_command: bool = False) -> bool:
                 or ELSEWHERE_REQUEST.search(plain))
 
 
-BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
 # A question that hands the human a choice ("What should I do?", "How would you like to proceed?",
 # "どうしますか？"): the items listed under it are the actions the human may pick, each an ask.
 CHOICE = re.compile(r"\b(?:what|how) (?:should|shall|do you want|would you like|would you prefer)\b[^?]*\?"
@@ -153,7 +152,8 @@ def asks_of(text: str) -> list[str]:
             under_heading = not under_heading and HEADING.match(sentence.strip()) is not None
         else:
             under_heading = False
-    return asks + [item for item in choices(text) if item not in asks]
+    away = on_their_machine(text)
+    return [ask for ask in asks + [item for item in choices(text) if item not in asks] if ask not in away]
 
 
 def choices(text: str) -> list[str]:

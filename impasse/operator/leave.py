@@ -1,6 +1,7 @@
 """What leave an ask asks for: to go on or to wait ("should I proceed?"), or to act itself ("can I set a
 dummy key in conftest.py?"). Neither asks the human for anything that would lift a blocker; nor does a
-list of the agent's own offers under its heading ("Want me to:", "Next options")."""
+list of the agent's own offers under its heading ("Want me to:", "Next options"), nor what an option that
+moves the work to the human's own machine lists under it."""
 
 from __future__ import annotations
 
@@ -100,3 +101,23 @@ OFFERS_HEADING = re.compile(r"^\W*(?:next options|(?:possible |optional |suggest
                             r"|possible improvements|ideas for later"
                             # the agent's own next acts offered as a list: "Want me to:", "Would you like me to:"
                             r"|(?:do you )?want me to|would you like me to|should i|shall i)\W*$", re.I)
+
+
+BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
+
+
+# An option that moves the work to the human's own machine ("1) Run locally on your machine"): what is
+# listed under it is done there, and lifts nothing where the agent is blocked.
+THEIR_MACHINE = re.compile(r"\bon your (?:own |local )?(?:machine|computer|laptop|workstation)\b", re.I)
+NUMBERED = re.compile(r"^\s*\d+[.)]\s")
+
+
+def on_their_machine(text: str) -> set[str]:
+    """The items listed under an option that moves the work to the human's own machine."""
+    items, away = set(), False
+    for line in text.splitlines():
+        if NUMBERED.match(line) or not BULLET.match(line):
+            away = THEIR_MACHINE.search(line) is not None and NUMBERED.match(line) is not None
+        elif away:
+            items.add(BULLET.sub("", line, count=1).strip().strip("`*_"))
+    return items

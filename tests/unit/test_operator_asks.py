@@ -324,6 +324,9 @@ OTHER_LANGUAGES = [
 # The same causes in the other words English reports use: a client's "Couldn't connect to server", what
 # must be set, a network issue, a lock left over, a sandbox blocking changes, a wrapper's exit=137.
 IN_OTHER_WORDS = [
+    # the certificate's remedy said for it, which only an expired or invalid one needs
+    ("tls_cert_invalid", "To pull the overrides, the certificate of `pricing.internal` needs to be renewed first."),
+    ("tls_cert_invalid", "现在要拉价格覆盖，需要先续签 `pricing.internal` 的证书。"),
     ("service_down", "Fetching the catalog failed at 127.0.0.1:8080 with `Couldn't connect to server`."),
     ("missing_secret", "`INVOICE_SIGNING_KEY` must be set before the tests can sign anything."),
     ("network_down_download", "A network issue stops the download of rates.csv from data.impasse.test."),
@@ -1270,3 +1273,13 @@ def test_an_abbreviation_ends_no_sentence_of_an_ask(abbreviation):
     """The annotator and the operator split prose alike: "etc." goes on to the ask's own object."""
     text = f"Please give the agent user write access to the sources, the cache {abbreviation} the notes file too."
     assert asks_of(text) == [text]
+
+
+def test_what_an_option_lists_for_the_humans_own_machine_lifts_nothing_here():
+    """"1) Run locally on your machine - Install PyYAML": the install happens where the agent is not blocked."""
+    away = ("PyYAML not found in this environment.\n\nNext options (pick one):\n1) Run locally on your machine\n"
+            "- Install PyYAML (if needed) with pip.\n- Then run the tests there.\n"
+            "2) Use a hand-written parser instead.")
+    assert judged("removed_dependency", away).verdict != "actionable"
+    here = away.replace("1) Run locally on your machine", "1) Fix this container")
+    assert judged("removed_dependency", here).verdict == "actionable"
