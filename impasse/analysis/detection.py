@@ -35,7 +35,9 @@ def detect_json(data) -> str:
             return "openhands"
         if is_gemini_contents(data):  # the Gemini API's history: `/chat share`, `/chat save` checkpoints
             return "gemini-contents"
-        return "chat-export" if is_chat_export(data) else "mini-swe-agent"
+        if is_chat_export(data):
+            return "chat-export"
+        return "message-lines" if is_anthropic_export(data) else "mini-swe-agent"  # Cline's task history
     if is_opencode_export(data):  # `messages` too, each of `info` and `parts`: read as the events it holds
         return "opencode-json"
     if is_gemini_session(data):  # a whole Gemini CLI chat, its `messages` of `user`/`gemini` type

@@ -341,3 +341,37 @@ def test_an_export_whose_messages_are_in_anthropics_form_is_read_as_those_messag
     assert push.observations[0].exit_code == 128 and "could not read Username" in push.observations[0].output
     assert read.observations[0].exit_code == FAILED_STATUS_UNKNOWN and "File not found" in read.observations[0].output
     assert last.text == "Pushing needs a GitHub login."
+
+
+def test_a_cline_task_history_reads_its_results_said_as_text_as_the_calls_results(tmp_path):
+    """Cline's `api_conversation_history.json`: a bare list of Anthropic-form messages whose tool results come
+    back as the user's text (`[execute_command for 'jq --version'] Result:`) with the editor's details after."""
+    details = "\n<environment_details>\n# VSCode Visible Files\nlogpipe/jq.py\n</environment_details>"
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nFix the filter\n</task>"},
+                                     {"type": "text", "text": details}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Checking jq."},
+                                          {"type": "tool_use", "id": "t1", "name": "execute_command",
+                                           "input": {"command": "jq --version", "requires_approval": False}}]},
+        {"role": "user", "content": [
+            {"type": "text", "text": "[execute_command for 'jq --version'] Result:\nCommand executed.\nOutput:\n"
+                                     "bash: jq: command not found"},
+            {"type": "text", "text": details}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t2", "name": "read_file",
+                                           "input": {"path": "missing.py"}}]},
+        {"role": "user", "content": [{"type": "text", "text": "[read_file for 'missing.py'] Result:\n"
+                                                              "The tool execution failed with the following error:\n"
+                                                              "<error>File not found</error>" + details}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t3", "name": "attempt_completion",
+                                           "input": {"result": "The filter is fixed."}}]}]
+    path = tmp_path / "api_conversation_history.json"
+    path.write_text(json.dumps(history))
+    t = load_foreign(path)
+    assert (t.source, t.length) == ("message-lines", 3)
+    ran, read, done = t.steps
+    assert [(a.tool, a.command) for a in ran.actions] == [(Tool.BASH, "jq --version")]
+    assert [(o.output, o.exit_code) for o in ran.observations] == \
+        [("Command executed.\nOutput:\nbash: jq: command not found", None)]
+    assert read.observations[0].exit_code == FAILED_STATUS_UNKNOWN and "environment_details" not in \
+        read.observations[0].output
+    assert done.actions[0].tool == Tool.TASK_COMPLETE and t.ending == "task_complete"

@@ -12,13 +12,16 @@ from pathlib import Path
 
 from impasse.analysis.formats.common import (
     ImportProblem,
+    bash_action,
+    command_of,
     edit_action,
     other_action,
     text_of,
+    tool_kind,
     verdict_action,
     verdict_of,
 )
-from impasse.analysis.normal_form import OTHER, Action, NStep, NTrajectory, Obs
+from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
 from impasse.dialects.claude_code import REJECTED, TIMEOUT_LINE, failed_status
 from impasse.vocabulary import Tool
 
@@ -38,6 +41,8 @@ def claude_action(name: str, arguments) -> Action:
                                                             for e in args.get("edits") or [] if isinstance(e, dict)))
     if name == "NotebookEdit":
         return edit_action(args.get("notebook_path"), args.get("new_source"))
+    if tool_kind(name, args) == COMMAND and (command := command_of(args)):  # another harness's shell tool read
+        return bash_action(command)                                         # as these entries (Cline's)
     return other_action(name, args)
 
 

@@ -14,6 +14,7 @@ from impasse.analysis.formats.chat_export import from_chat_export
 from impasse.analysis.formats.claude_code import from_claude_code
 from impasse.analysis.formats.common import ImportProblem
 from impasse.analysis.normal_form import NTrajectory
+from impasse.dialects import cline
 from impasse.dialects.claude_code import EXIT_LINE
 
 ROLES = ("user", "assistant", "tool")
@@ -31,10 +32,12 @@ def message_records(data) -> list:
 
 def is_anthropic_export(data) -> bool:
     """A JSON object whose `messages` are chat messages in the Anthropic form, one with a tool's block
-    (mini-swe-agent's messages carry `tool` roles and OpenAI's calls, never these blocks)."""
-    return isinstance(data, dict) and isinstance(data.get("messages"), list) \
-        and any(is_message_line(m) and any(isinstance(b, dict) and b.get("type") in TOOL_BLOCKS for b in blocks(m))
-                for m in data["messages"] if isinstance(m, dict))
+    (mini-swe-agent's messages carry `tool` roles and OpenAI's calls, never these blocks), or a bare list
+    of them (Cline's and its forks' saved task history)."""
+    messages = data.get("messages") if isinstance(data, dict) else data
+    return isinstance(messages, list) \
+        and any(isinstance(m, dict) and is_message_line(m)
+                and any(isinstance(b, dict) and b.get("type") in TOOL_BLOCKS for b in blocks(m)) for m in messages)
 
 
 def is_message_line(record: dict) -> bool:
@@ -98,14 +101,28 @@ def claude_entries(records: list[dict]) -> list[dict]:
 
 def entries_of(messages: list[dict]) -> list[dict]:
     """The message lines as Claude Code's entries (a tool's result is the user's turn in the API)."""
-    entries = []
+    entries, calls = [], []
     for record in messages:
         role = "user" if record["role"] == "tool" else record["role"]
         content = record.get("content")
-        message = {"role": role, "content": [as_block(b) for b in blocks(record)] if not isinstance(content, str)
-                   else content, "model": record.get("model")}
+        parts = [as_block(b) for b in blocks(record)] if not isinstance(content, str) else content
+        if role == "assistant" and isinstance(parts, list):
+            calls = [str(b.get("id")) for b in parts if b.get("type") == "tool_use"]
+        elif role == "user":
+            parts = results_said(parts, calls)
+        message = {"role": role, "content": parts, "model": record.get("model")}
         entries.append({"type": role, "message": message, "timestamp": record.get("timestamp")})
     return entries
+
+
+def results_said(parts, calls: list[str]):
+    """A user's turn that is Cline's text of its tool's results (dialects/cline.py): each as the result of
+    the call it answers, in order; any other turn as it is."""
+    texts = [parts] if isinstance(parts, str) else [b.get("text") or "" for b in parts if b.get("type") == "text"]
+    said = [text for text in texts if cline.is_result(text)]
+    if not said:
+        return parts
+    return [cline.result_block(text, calls[i] if i < len(calls) else None) for i, text in enumerate(said)]
 
 
 def from_message_lines(records: list[dict], path: Path) -> NTrajectory:
