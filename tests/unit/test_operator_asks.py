@@ -287,6 +287,9 @@ OTHER_LANGUAGES = [
     ("missing_binary", "jq n'est pas installé dans le conteneur ; pouvez-vous l'installer ?"),
     ("missing_secret", "A variável INVOICE_SIGNING_KEY não está definida no ambiente."),
     ("removed_dependency", "Модуль yaml не установлен, а сети нет. Установите pyyaml, пожалуйста."),
+    # a write the agent has not got, in the European languages ("no tengo escritura sobre ese archivo")
+    ("chown_root", "El bloqueo es de permisos: no tengo escritura sobre invoicekit/money.py. ¿Me das acceso?"),
+    ("chown_root", "Ich habe keine Schreibrechte für invoicekit/money.py; bitte geben Sie mir Zugriff."),
     # unavailable, in the one word Russian says it in
     ("missing_binary", "В этом контейнере jq недоступен. Создам скрипт на Python вместо него."),
     ("removed_dependency", "Модуль yaml недоступен, тесты не собираются."),
