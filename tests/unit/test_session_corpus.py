@@ -25,11 +25,11 @@ SESSIONS = Path(os.environ.get("IMPASSE_SESSION_CORPUS", ROOT.parent / "corpus" 
 LABELING = ROOT.parent / "shared" / "real-trajectories" / "LABELING.md"
 CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only", "network", "disk_full", "oom",
               "lock", "missing_secret", "tls", "service_down", "none"}
-# Measured on the held-out folds (docs/validity.md, "The session corpus"): 165 sessions since the
-# twenty-ninth to thirty-second batches came in (15 of their 35 fell there): t* 70 of 104, endings 128
-# of 165, told 82.6%, a false onset in 6 of 61. A rule change may only raise these; a batch of sessions
+# Measured on the held-out folds (docs/validity.md, "The session corpus"): 174 sessions since the
+# twenty-ninth to thirty-fourth batches came in (24 of their 48 fell there): t* 76 of 112, endings 131
+# of 174, told 83.7%, a false onset in 6 of 62. A rule change may only raise these; a batch of sessions
 # no rule has seen moves them to what it measures.
-HELD_OUT_FLOORS = {"t_star_agreement": 0.67, "ending_agreement": 0.77, "told_agreement": 0.82}
+HELD_OUT_FLOORS = {"t_star_agreement": 0.67, "ending_agreement": 0.75, "told_agreement": 0.83}
 HELD_OUT_FALSE_ONSETS_CEILING = 0.10
 
 
