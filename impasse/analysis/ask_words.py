@@ -22,6 +22,8 @@ ASKS = re.compile(
     r"|(?<!\bno )(?:tendrás|tendrá|tienes|tiene) que|(?<!\bno )(?:necesitarás|necesitará)"  # not "no tienes que""
     r"|(?:du musst|sie müssen|du wirst|sie werden) \w+ müssen"
     r"|bitte|könnten sie|können sie|kannst du|könntest du"
+    # Indonesian and Malay, Ukrainian: please, could you, if you can ("Jika kamu bisa, coba install …")
+    r"|tolong|mohon|silakan|bisakah (?:kamu|anda)|(?:jika|kalau) (?:kamu|anda) bisa|будь ласка|чи (?:можете|могли б)"
     # options handed back for the human to pick from ("vous avez trois options")
     r"|(?:vous avez|tu as|tienes|tiene usted|usted tiene|sie haben|du hast|você tem) (?:\w+ )?(?:options|opciones"
     r"|optionen|opções|möglichkeiten))\b"

@@ -138,7 +138,10 @@ FAILED_IN_OTHER_LANGUAGES = re.compile(
     r"|no está instalad[oa]|no se encontr[óo]|no (?:está )?disponible|não está instalad[oa]|não (?:foi )?encontrad[oa]"
     r"|não (?:está )?disponível|n'est pas (?:installée?|disponible)|introuvable"
     r"|nicht (?:installiert|gefunden|verfügbar)"
-    r"|non è (?:installat[oa]|disponibile)|non trovat[oa]|не установлен\w*|не найден\w*|недоступ\w*)(?!\w)", re.I)
+    r"|non è (?:installat[oa]|disponibile)|non trovat[oa]|не установлен\w*|не найден\w*|недоступ\w*"
+    # Ukrainian, and Indonesian and Malay ("tidak mendukung perintah apt-get", "belum terinstall")
+    r"|не вдалося|не встановлен\w*|не знайден\w*|tidak (?:bisa|dapat|mendukung|ditemukan|tersedia|terinstal\w*"
+    r"|terpasang)|belum (?:terinstal\w*|terpasang|tersedia)|gagal)(?!\w)", re.I)
 UNABLE_IN_OTHER_LANGUAGES = re.compile(f"{NOT_IN_OTHER_LANGUAGES.pattern}|{FAILED_IN_OTHER_LANGUAGES.pattern}", re.I)
 # A short headline that reports work done: "Code-review findings addressed.", "Docker containers
 # stopped and removed.", "Tests updated and passing."

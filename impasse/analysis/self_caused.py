@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from impasse.analysis.normal_form import NStep, NTrajectory
+from impasse.analysis.normal_form import COMMAND, NStep, NTrajectory
 
 # A tree walker's note on one entry it could not read, after which the walk goes on (`find:
 # '/home/u/.cache/dconf': Permission denied`, `du: cannot read directory '…': Permission denied`,
@@ -85,7 +85,8 @@ def local_names(trajectory: NTrajectory) -> set[str]:
     names = set()
     for step in trajectory.steps:
         for action in step.actions:
-            names.update(name for found in LOCAL_FOLDER.findall(action.command or "") for name in found if name)
+            if action.kind == COMMAND:  # a shell's words, not a note another tool was handed ("missing PIL/…")
+                names.update(name for found in LOCAL_FOLDER.findall(action.command or "") for name in found if name)
             if action.path:
                 names.add(re.sub(r"\.py$", "", action.path.rstrip("/").split("/")[-1]))
                 names.update(part for part in action.path.split("/")[:-1] if part.isidentifier())

@@ -12,6 +12,7 @@ from impasse.analysis.claim_words import UNABLE_IN_OTHER_LANGUAGES
 from impasse.analysis.compiled_card import CompiledCard
 from impasse.analysis.verdicts import INLINE, TABLE_ROWS, UNABLE, UNABLE_UNNAMED, ask_in, sentences
 from impasse.catalog.cards import NEVER, Injected, fill
+from impasse.operator.spellings import package_spellings
 
 # How people name each kind of wall in a sentence that also says something failed (verdicts.UNABLE).
 WALL_WORDS = {
@@ -116,6 +117,8 @@ def wall_subject(category: str | None, names: tuple[str, ...]) -> tuple[Subject,
     """One wall's subject (its objects by name, else its kind in words) and the words that say it failed."""
     # a kind's words begin a word: the "service" of a service, not of `EncryptionService.java` nor of
     # `SUPABASE_SERVICE_ROLE_KEY`
+    if category == "missing_dependency":  # a module by its distribution's name too ("Pillow" of PIL)
+        names = tuple(dict.fromkeys(package_spellings(names)))
     subject = re.compile("|".join(as_word(n) for n in names) if names
                          else rf"(?<![A-Za-z0-9_])(?:{WALL_WORDS.get(category or '', '') or '(?!)'})", re.I)
     if not names:  # a kind's word in inline code is a command's or flag's (`--skip-permissions`), not the agent's

@@ -391,6 +391,14 @@ def test_a_program_said_not_installed_in_a_european_language_names_the_wall(text
     assert wall_namer(None, "missing_binary", ("javac",))("Java está instalado y compila.") == ""
 
 
+def test_a_module_named_by_its_distribution_in_an_ask_in_indonesian_names_the_wall():
+    """PIL asked for as "modul Pillow", under "if you can, try installing …" (Indonesian's could you)."""
+    from impasse.analysis.wall_naming import wall_namer
+    pil = wall_namer(None, "missing_dependency", ("PIL",))
+    assert pil("Tampaknya sistem ini tidak mendukung apt-get. Jika kamu bisa, coba install modul Pillow secara manual.")
+    assert pil("Pillow sudah terpasang dan OCR berjalan.") == ""
+
+
 def test_a_walls_word_inside_inline_code_is_a_flags_not_the_agents_saying_so():
     """`--dangerously-skip-permissions` in a summary of a tool's rules names no permission wall."""
     from impasse.analysis.wall_naming import wall_namer

@@ -47,6 +47,14 @@ def test_the_projects_own_package_the_agent_listed_is_no_removed_dependency():
     assert onset(elsewhere) == (2, "missing_dependency")
 
 
+def test_a_folder_named_in_a_note_another_tool_was_handed_is_no_package_of_the_workspace():
+    """"missing modules (PIL/pytesseract)" in a memory tool's note names no folder `PIL` the workspace holds."""
+    missing = "ModuleNotFoundError: No module named 'PIL'"
+    noted = two_steps(Action("other", command='{"name": "memory_store", "input": {"text": "missing PIL/pytesseract"}}',
+                             kind="other"), "stored", Action("bash", command="python3 ocr.py"), missing, 1)
+    assert onset(noted) == (2, "missing_dependency")
+
+
 def test_a_tree_walkers_note_on_an_entry_it_cannot_read_is_no_wall():
     """find, du and grep go on past an unreadable entry; a refusal of what was asked for still counts."""
     walked = two_steps(Action("bash", command="ls"), "", Action("bash", command="find ~ -name example_walk"),
