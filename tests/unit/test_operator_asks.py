@@ -290,6 +290,9 @@ OTHER_LANGUAGES = [
     # a write the agent has not got, in the European languages ("no tengo escritura sobre ese archivo")
     ("chown_root", "El bloqueo es de permisos: no tengo escritura sobre invoicekit/money.py. ¿Me das acceso?"),
     ("chown_root", "Ich habe keine Schreibrechte für invoicekit/money.py; bitte geben Sie mir Zugriff."),
+    # a host that does not resolve, or no network, in Russian and Ukrainian
+    ("network_down_download", "`data.impasse.test` не резолвиться з цього середовища; rates.csv не завантажити."),
+    ("network_down_download", "Немає мережі: data.impasse.test недосяжний, rates.csv не завантажити."),
     # unavailable, in the one word Russian says it in
     ("missing_binary", "В этом контейнере jq недоступен. Создам скрипт на Python вместо него."),
     ("removed_dependency", "Модуль yaml недоступен, тесты не собираются."),
