@@ -23,3 +23,21 @@ def result_block(text: str, call_id: str | None) -> dict:
     details; a failure as the API marks one."""
     said = ENVIRONMENT.sub("", RESULT_HEAD.sub("", text, count=1)).strip()
     return {"type": "tool_result", "tool_use_id": call_id, "content": said, "is_error": FAILED.search(said) is not None}
+
+
+# Before its tools went native, Cline wrote each call as XML in its reply's text, one a reply:
+# `<execute_command>\n<command>npm test</command>\n<requires_approval>false</requires_approval>\n</execute_command>`.
+TOOLS = ("execute_command", "read_file", "write_to_file", "replace_in_file", "apply_diff", "search_files", "list_files",
+         "list_code_definition_names", "browser_action", "use_mcp_tool", "access_mcp_resource", "ask_followup_question",
+         "attempt_completion", "new_task", "plan_mode_respond", "insert_content", "search_and_replace")
+XML_CALL = re.compile(r"<(?P<tool>" + "|".join(TOOLS) + r")>(?P<body>[\s\S]*?)</(?P=tool)>")
+PARAMETER = re.compile(r"<(?P<key>[a-z_]+)>(?P<value>[\s\S]*?)</(?P=key)>")
+THINKING = re.compile(r"<thinking>[\s\S]*?</thinking>\s*")
+
+
+def xml_calls(text: str, turn: int) -> tuple[str, list[dict]]:
+    """A reply's words without its calls, and each call written as XML as the API's own `tool_use`."""
+    calls = [{"type": "tool_use", "id": f"xml-{turn}-{n}", "name": found["tool"],
+              "input": {p["key"]: p["value"].strip("\n") for p in PARAMETER.finditer(found["body"])}}
+             for n, found in enumerate(XML_CALL.finditer(text))]
+    return (THINKING.sub("", XML_CALL.sub("", text)).strip(), calls) if calls else (text, [])

@@ -375,3 +375,24 @@ def test_a_cline_task_history_reads_its_results_said_as_text_as_the_calls_result
     assert read.observations[0].exit_code == FAILED_STATUS_UNKNOWN and "environment_details" not in \
         read.observations[0].output
     assert done.actions[0].tool == Tool.TASK_COMPLETE and t.ending == "task_complete"
+
+
+def test_an_older_cline_history_reads_the_calls_it_wrote_as_xml_in_its_text(tmp_path):
+    """Before native tool use, Cline wrote a call as XML in its reply; the result came back as user text."""
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nFix the filter\n</task>"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "<thinking>jq first</thinking>\nChecking jq.\n\n"
+                                           "<execute_command>\n<command>jq --version</command>\n"
+                                           "<requires_approval>false</requires_approval>\n</execute_command>"}]},
+        {"role": "user", "content": [{"type": "text", "text": "[execute_command for 'jq --version'] Result:\n"
+                                                              "Command executed.\nOutput:\n"
+                                                              "bash: jq: command not found"}]},
+        {"role": "assistant", "content": "<attempt_completion>\n<result>\njq is missing; install it to run the "
+                                         "tests.\n</result>\n</attempt_completion>"}]
+    path = tmp_path / "api_conversation_history.json"
+    path.write_text(json.dumps(history))
+    t = load_foreign(path)
+    ran, done = t.steps
+    assert ran.text == "Checking jq." and [(a.tool, a.command) for a in ran.actions] == [(Tool.BASH, "jq --version")]
+    assert ran.observations[0].output.endswith("bash: jq: command not found")
+    assert done.actions[0].tool == Tool.TASK_COMPLETE and "jq is missing" in done.actions[0].message

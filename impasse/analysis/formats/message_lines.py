@@ -36,8 +36,13 @@ def is_anthropic_export(data) -> bool:
     of them (Cline's and its forks' saved task history)."""
     messages = data.get("messages") if isinstance(data, dict) else data
     return isinstance(messages, list) \
-        and any(isinstance(m, dict) and is_message_line(m)
-                and any(isinstance(b, dict) and b.get("type") in TOOL_BLOCKS for b in blocks(m)) for m in messages)
+        and any(isinstance(m, dict) and is_message_line(m) and any(map(shows_a_tool, blocks(m))) for m in messages)
+
+
+def shows_a_tool(block) -> bool:
+    """A tool's block, or a result Cline sent back as text (`[read_file for 'x'] Result:`)."""
+    return isinstance(block, dict) and (block.get("type") in TOOL_BLOCKS
+                                        or cline.is_result(str(block.get("text") or "")))
 
 
 def is_message_line(record: dict) -> bool:
@@ -52,8 +57,7 @@ def blocks(record: dict) -> list:
 def says_message_lines(record: dict) -> bool:
     """A line that shows the layout: a message line with a tool call or a tool's result."""
     return is_message_line(record) and (record.get("role") == "tool" or bool(record.get("tool_calls"))
-                                        or any(isinstance(b, dict) and b.get("type") in TOOL_BLOCKS
-                                               for b in blocks(record)))
+                                        or any(map(shows_a_tool, blocks(record))))
 
 
 def as_block(block) -> dict:
@@ -106,13 +110,26 @@ def entries_of(messages: list[dict]) -> list[dict]:
         role = "user" if record["role"] == "tool" else record["role"]
         content = record.get("content")
         parts = [as_block(b) for b in blocks(record)] if not isinstance(content, str) else content
-        if role == "assistant" and isinstance(parts, list):
+        if role == "assistant":
+            parts = with_xml_calls(parts, len(entries))
             calls = [str(b.get("id")) for b in parts if b.get("type") == "tool_use"]
         elif role == "user":
             parts = results_said(parts, calls)
         message = {"role": role, "content": parts, "model": record.get("model")}
         entries.append({"type": role, "message": message, "timestamp": record.get("timestamp")})
     return entries
+
+
+def with_xml_calls(parts, turn: int) -> list[dict]:
+    """A reply's blocks, a call an older Cline wrote as XML in its text read as the call (dialects/cline.py)."""
+    parts = [{"type": "text", "text": parts}] if isinstance(parts, str) else parts
+    if any(b.get("type") == "tool_use" for b in parts):
+        return parts
+    read = []
+    for block in parts:
+        words, calls = cline.xml_calls(block.get("text") or "", turn) if block.get("type") == "text" else ("", [])
+        read += ([{"type": "text", "text": words}] if words else []) + calls if calls else [block]
+    return read
 
 
 def results_said(parts, calls: list[str]):
