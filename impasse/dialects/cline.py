@@ -41,3 +41,13 @@ def xml_calls(text: str, turn: int) -> tuple[str, list[dict]]:
               "input": {p["key"]: p["value"].strip("\n") for p in PARAMETER.finditer(found["body"])}}
              for n, found in enumerate(XML_CALL.finditer(text))]
     return (THINKING.sub("", XML_CALL.sub("", text)).strip(), calls) if calls else (text, [])
+
+
+# Plan mode's reply to the human is a tool call of its own (`plan_mode_respond`, its words in `response`): what
+# the human reads, the reply's words, not a call still waiting for its result.
+SAYS = {"plan_mode_respond": "response"}
+
+
+def said_blocks(blocks: list[dict]) -> list[dict]:
+    return [{"type": "text", "text": str((b.get("input") or {}).get(SAYS[b.get("name")], ""))}
+            if b.get("type") == "tool_use" and b.get("name") in SAYS else b for b in blocks]

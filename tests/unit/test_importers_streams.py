@@ -11,6 +11,7 @@ import pytest
 from impasse.analysis.importers import ImportProblem, detect, load_foreign
 from impasse.analysis.normal_form import COMMAND, WRITE
 from impasse.analysis.session_log import API_ERROR, INTERRUPTED
+from impasse.analysis.verdicts import CLAIMED, verdict_of
 from impasse.dialects.claude_code import FAILED_STATUS_UNKNOWN
 from impasse.vocabulary import Tool
 
@@ -396,3 +397,18 @@ def test_an_older_cline_history_reads_the_calls_it_wrote_as_xml_in_its_text(tmp_
     assert ran.text == "Checking jq." and [(a.tool, a.command) for a in ran.actions] == [(Tool.BASH, "jq --version")]
     assert ran.observations[0].output.endswith("bash: jq: command not found")
     assert done.actions[0].tool == Tool.TASK_COMPLETE and "jq is missing" in done.actions[0].message
+
+
+def test_clines_plan_mode_reply_is_the_replys_words_not_a_call_waiting_for_its_result(tmp_path):
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nPlan the cache layer\n</task>"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "<read_file>\n<path>app.py</path>\n</read_file>"}]},
+        {"role": "user", "content": [{"type": "text", "text": "[read_file for 'app.py'] Result:\nimport flask"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "<plan_mode_respond>\n<response>I've written "
+                                           "the plan: a Redis cache in front of the catalog.</response>\n"
+                                           "</plan_mode_respond>"}]}]
+    path = tmp_path / "api_conversation_history.json"
+    path.write_text(json.dumps(history))
+    t = load_foreign(path)
+    assert t.steps[-1].actions == [] and t.steps[-1].text.startswith("I've written the plan")
+    assert verdict_of(t).kind == CLAIMED

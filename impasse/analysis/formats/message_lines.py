@@ -111,7 +111,7 @@ def entries_of(messages: list[dict]) -> list[dict]:
         content = record.get("content")
         parts = [as_block(b) for b in blocks(record)] if not isinstance(content, str) else content
         if role == "assistant":
-            parts = with_xml_calls(parts, len(entries))
+            parts = cline.said_blocks(with_xml_calls(parts, len(entries)))
             calls = [str(b.get("id")) for b in parts if b.get("type") == "tool_use"]
         elif role == "user":
             parts = results_said(parts, calls)
