@@ -20,6 +20,12 @@ def write_lines(path, records) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
 
 
+def loaded(path, document):
+    """The trajectory a JSON document saved at `path` reads as."""
+    path.write_text(json.dumps(document))
+    return load_foreign(path)
+
+
 def stream(*events) -> list[dict]:
     head = [{"type": "init", "timestamp": "2026-01-30T06:16:21.938Z", "session_id": "0550b100",
              "model": "gemini-3-pro"},
@@ -333,9 +339,7 @@ def test_an_export_whose_messages_are_in_anthropics_form_is_read_as_those_messag
             "status": "error", "error": {"message": "File not found: file:///w/x.css"}}}]},
         {"role": "assistant", "messageId": 5, "content": [{"type": "text", "text": "Pushing needs a GitHub login."}],
          "state": {"type": "complete", "stopReason": "end_turn"}}]}
-    path = tmp_path / "T-1.json"
-    path.write_text(json.dumps(thread))
-    t = load_foreign(path)
+    t = loaded(tmp_path / "T-1.json", thread)
     assert (t.source, t.length) == ("message-lines", 3)
     push, read, last = t.steps
     assert [(a.tool, a.command) for a in push.actions] == [(Tool.BASH, "git push origin main")]
@@ -365,9 +369,7 @@ def test_a_cline_task_history_reads_its_results_said_as_text_as_the_calls_result
                                                               "<error>File not found</error>" + details}]},
         {"role": "assistant", "content": [{"type": "tool_use", "id": "t3", "name": "attempt_completion",
                                            "input": {"result": "The filter is fixed."}}]}]
-    path = tmp_path / "api_conversation_history.json"
-    path.write_text(json.dumps(history))
-    t = load_foreign(path)
+    t = loaded(tmp_path / "api_conversation_history.json", history)
     assert (t.source, t.length) == ("message-lines", 3)
     ran, read, done = t.steps
     assert [(a.tool, a.command) for a in ran.actions] == [(Tool.BASH, "jq --version")]
@@ -390,9 +392,7 @@ def test_an_older_cline_history_reads_the_calls_it_wrote_as_xml_in_its_text(tmp_
                                                               "bash: jq: command not found"}]},
         {"role": "assistant", "content": "<attempt_completion>\n<result>\njq is missing; install it to run the "
                                          "tests.\n</result>\n</attempt_completion>"}]
-    path = tmp_path / "api_conversation_history.json"
-    path.write_text(json.dumps(history))
-    t = load_foreign(path)
+    t = loaded(tmp_path / "api_conversation_history.json", history)
     ran, done = t.steps
     assert ran.text == "Checking jq." and [(a.tool, a.command) for a in ran.actions] == [(Tool.BASH, "jq --version")]
     assert ran.observations[0].output.endswith("bash: jq: command not found")
@@ -407,8 +407,6 @@ def test_clines_plan_mode_reply_is_the_replys_words_not_a_call_waiting_for_its_r
         {"role": "assistant", "content": [{"type": "text", "text": "<plan_mode_respond>\n<response>I've written "
                                            "the plan: a Redis cache in front of the catalog.</response>\n"
                                            "</plan_mode_respond>"}]}]
-    path = tmp_path / "api_conversation_history.json"
-    path.write_text(json.dumps(history))
-    t = load_foreign(path)
+    t = loaded(tmp_path / "api_conversation_history.json", history)
     assert t.steps[-1].actions == [] and t.steps[-1].text.startswith("I've written the plan")
     assert verdict_of(t).kind == CLAIMED
