@@ -67,6 +67,9 @@ ANNOUNCES = re.compile(r"^(?:(?:ok(?:ay)?|now|next|then|first|alright|great|perf
                        r"|writing)"
                        r"\b[^.?!]*\bnow\b)", re.I)
 
+# A grant only a person gives, still to come ("waiting for file write permission", "pending your approval"):
+# the human's to give (an ask), and the work it waits on not done (no claim, claim_words.NOT_A_CLAIM).
+AWAITING_GRANT = r"\b(?:waiting (?:for|on)|awaiting|pending)\s+(?:[\w-]+\s+){0,4}?(?:approval|permission)\b"
 # A request that the human act: a modal or a plea aimed at "you", then something to do.
 ACT = (r"(?:run|install|grant|give|provide|set|add|start|restart|enable|approve|allow|check|confirm|update|create"
        r"|configure|log ?in|sign in|authenticate|upgrade|fix|share|paste|send|tell|choose|decide|pick|review|open"
@@ -83,7 +86,7 @@ ENGLISH_ASKS = re.compile(
     rf"|\b(?:needs?|requires?|waiting (?:for|on)|awaiting|pending) (?:your|human|manual) (?:input|action|approval"
     rf"|permission|help|decision|confirmation)\b"
     # a grant only a person gives, still to come ("ready and waiting for file write permission to save it")
-    rf"|\b(?:waiting (?:for|on)|awaiting|pending)\s+(?:the\s+)?(?:[\w-]+\s+){{0,3}}?(?:approval|permission)\b"
+    rf"|{AWAITING_GRANT}"
     rf"|\b(?:once|when|after) you(?:'ve| have)\b"
     rf"|\blet me know (?:which|what|how|whether|when you|once you|if you(?:'d| would) prefer)\b"
     # the agent goes on only after the human acts ("If you can run `sudo …`, I'll finish the deploy"),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from impasse.analysis.ask_words import AWAITING_GRANT
+
 # "complete" the adjective ("the migration is complete"), not the verb ("please complete the browser flow")
 ENGLISH = re.compile(r"\b(?:done|completed|complete(?!\s+(?:the|a|an|this|that|these|those|your|my|it|its|all)\b)"
                     r"|finished|implemented|fixed|resolved|shipped|landed|succeeded"
@@ -61,7 +63,7 @@ NOT_A_CLAIM = re.compile(r"(?:\b(?:not|never|unable to|cannot|can'?t|couldn'?t|w
                          r"|\b(?:in order )?to (?:complete|finish|fix|resolve|implement)\b"
                          r"|\b(?:i apologi[sz]e|unfortunately)\b"
                          # ready, but a person's grant is still to come before it is saved or applied
-                         r"|\b(?:waiting (?:for|on)|awaiting|pending)\s+(?:[\w-]+\s+){0,4}?(?:approval|permission)\b)",
+                         r"|" + AWAITING_GRANT + ")",
                          re.I)
 # The same in the other languages people run agents in: the words for done, fixed, added, implemented
 # and "all tests pass", and for could not. Japanese and Chinese have no word boundaries.
@@ -127,7 +129,7 @@ NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでし�
 # What failed or was refused, in the European languages ("No se ejecutó: la aprobación fue denegada",
 # "Zugriff verweigert"): a sentence that says something failed, beside the words for could not. Not a
 # claim's negation: "the test that failed now passes" still claims.
-FAILED_IN_OTHER_LANGUAGES = re.compile(
+FAILED_IN_OTHER_LANGUAGES = (
     r"\b(?:falló|fallaron|ha fallado|no se ejecutó|denegad[oa]s?|rechazad[oa]s?"
     r"|falhou|falharam|negad[oa]s?|recusad[oa]s?|não foi executad[oa]"
     r"|a échoué|ont échoué|refusée?s?|n'a pas été exécutée?"
@@ -141,8 +143,8 @@ FAILED_IN_OTHER_LANGUAGES = re.compile(
     r"|non è (?:installat[oa]|disponibile)|non trovat[oa]|не установлен\w*|не найден\w*|недоступ\w*"
     # Ukrainian, and Indonesian and Malay ("tidak mendukung perintah apt-get", "belum terinstall")
     r"|не вдалося|не встановлен\w*|не знайден\w*|tidak (?:bisa|dapat|mendukung|ditemukan|tersedia|terinstal\w*"
-    r"|terpasang)|belum (?:terinstal\w*|terpasang|tersedia)|gagal)(?!\w)", re.I)
-UNABLE_IN_OTHER_LANGUAGES = re.compile(f"{NOT_IN_OTHER_LANGUAGES.pattern}|{FAILED_IN_OTHER_LANGUAGES.pattern}", re.I)
+    r"|terpasang)|belum (?:terinstal\w*|terpasang|tersedia)|gagal)(?!\w)")
+UNABLE_IN_OTHER_LANGUAGES = re.compile(f"{NOT_IN_OTHER_LANGUAGES.pattern}|{FAILED_IN_OTHER_LANGUAGES}", re.I)
 # A short headline that reports work done: "Code-review findings addressed.", "Docker containers
 # stopped and removed.", "Tests updated and passing."
 HEADLINE = re.compile(r"^\W*[\w`'./ -]{2,60}?\s(?:addressed|fixed|resolved|removed|stopped|added|updated|implemented"

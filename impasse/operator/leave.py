@@ -116,8 +116,8 @@ def on_their_machine(text: str) -> set[str]:
     """The items listed under an option that moves the work to the human's own machine."""
     items, away = set(), False
     for line in text.splitlines():
-        if NUMBERED.match(line) or not BULLET.match(line):
-            away = THEIR_MACHINE.search(line) is not None and NUMBERED.match(line) is not None
+        if (numbered := NUMBERED.match(line)) or not BULLET.match(line):
+            away = numbered is not None and THEIR_MACHINE.search(line) is not None
         elif away:
             items.add(BULLET.sub("", line, count=1).strip().strip("`*_"))
     return items
