@@ -141,6 +141,9 @@ FAILED_IN_OTHER_LANGUAGES = (
     r"|não (?:está )?disponível|n'est pas (?:installée?|disponible)|introuvable"
     r"|nicht (?:installiert|gefunden|verfügbar)"
     r"|non è (?:installat[oa]|disponibile)|non trovat[oa]|не установлен\w*|не найден\w*|недоступ\w*"
+    # a service not running or not answering ("le serveur n'est pas lancé", "no responde")
+    r"|n'est pas (?:lancée?|démarrée?|joignable|accessible)|ne (?:démarre|répond) pas|reste fermée?"
+    r"|no (?:está )?(?:iniciad[oa]|en ejecución)|no responde|não (?:está )?(?:iniciad[oa]|em execução)|não responde"
     # Ukrainian, and Indonesian and Malay ("tidak mendukung perintah apt-get", "belum terinstall")
     r"|не вдалося|не встановлен\w*|не знайден\w*|tidak (?:bisa|dapat|mendukung|ditemukan|tersedia|terinstal\w*"
     r"|terpasang)|belum (?:terinstal\w*|terpasang|tersedia)|gagal)(?!\w)")

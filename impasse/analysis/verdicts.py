@@ -71,6 +71,7 @@ UNABLE_PHRASES = (r"(?:can ?no|can'|could ?n'|was ?n'|is ?n'|did ?n'|do ?n'|does
                   "not able", r"i apologi[sz]e", "unfortunately",
                   "blocked", r"no (?:network|internet|access|permission)", "permission denied", "not installed",
                   "not available", "unavailable", "failed", "fails", "refused", "denied", "read-only", "sandbox",
+                  r"tim(?:es|ed|ing) out",
                   # "no jq found", not "no issues found": a review's all-clear says nothing failed
                   r"no (?!(?:issues?|errors?|problems?|warnings?|regressions?|bugs?|changes?|conflicts?) )"
                   r"[\w.+`/-]+ (?:binary |executable |command |CLI |tool )?(?:available|installed|found)")
@@ -182,6 +183,13 @@ def first_line(text: str) -> str:
 # your limit · resets 4am" or "API Error: 403 · Please run /login" as an assistant message): one short
 # line whose words are a limit's, a full context's, or the harness's API error.
 NOTICE = 200
+# A last message that hands back a report, a finding or an answer, with no failure said and nothing asked,
+# is the work delivered as the agent sees it ("Here is the commit history: …", "No seed data anywhere; the
+# tests use mocks"); a bare line ("Session closed.", a greeting) delivers nothing.
+ANSWER = 60
+# What went wrong, said in a report's words ("answered with its error page", "the endpoint is gone"): the
+# message hands back a problem, not the work.
+TROUBLE = re.compile(r"\b(?:errors?|exceptions?|gone|broken|crash(?:ed|es)?|down)\b", re.I)
 HARNESS_API_ERROR = re.compile(r"^\W*API Error\b|Please run /login", re.I)
 NOTICE_VERDICTS = {Failure.LIMIT: OUT_OF_BUDGET, Failure.CONTEXT: OUT_OF_CONTEXT}
 
@@ -192,6 +200,14 @@ def notice_verdict(step: NStep) -> Verdict | None:
         return None
     kind = NOTICE_VERDICTS.get(failure_of(text)) or (ABORTED if HARNESS_API_ERROR.search(text) else None)
     return Verdict(kind, step.index, "the harness's own notice ended it", text) if kind else None
+
+
+def answers(text: str) -> bool:
+    """Whether the message hands back something found or done: its sentences, bar questions and offers of
+    more ("Anything else?"), and the blocks it shows hold at least ANSWER characters."""
+    said = [s for s in sentences(text) if not (s.endswith("?") or OFFER.match(s.lstrip("*#>-• ")))]
+    shown = sum(len(block) for block in FENCED.findall(text or ""))
+    return sum(len(s) for s in said) + shown >= ANSWER and not any(TROUBLE.search(s) for s in said)
 
 
 def announces_next(text: str) -> str:
@@ -232,6 +248,9 @@ def message_verdict(step: NStep, answered: bool = False) -> Verdict:
         return Verdict(CLAIMED, step.index, "its final message claims the work done", claim)
     if unable:
         return Verdict(GAVE_UP, step.index, "its final message says what failed, asks nothing", unable)
+    if answers(step.text):
+        return Verdict(CLAIMED, step.index, "its final message answers: it hands back what it found, nothing failed",
+                       first_line(step.text))
     return Verdict(GAVE_UP, step.index, "its final message neither claims nor asks", first_line(step.text))
 
 

@@ -319,6 +319,15 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     # the work itself not done, said first: the side work reported after it is no claim
     ("Couldn't complete the cleanup — the gateway times out on every call. Logged it to daily notes.",
      "gave up without a claim"),
+    # an answer handed back, nothing failed, nothing asked: the work delivered as the agent sees it; a bare
+    # line, a greeting or a report of trouble delivers nothing
+    ("No seed data anywhere in the repo. The unit tests use mocks; the integration tests start MongoDB.",
+     "claimed done"),
+    ("Here is the commit history:\n\n```\ncommit 01c44dd feat: login\ncommit d2b6620 feat: add login function\n```",
+     "claimed done"),
+    ("Session closed.", "gave up without a claim"), ("Hi! How can I help you today?", "gave up without a claim"),
+    ("The deploy step printed a stack trace and the staging host is down since this morning.",
+     "gave up without a claim"),
     # more work offered in another language, across an abbreviation, is no ask
     ("OpenClaw läuft auf Node.js. Hast du Interesse an einem Teil — z.B. der Rust-Architektur?",
      "gave up without a claim"),
