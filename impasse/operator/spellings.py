@@ -14,7 +14,10 @@ DISTRIBUTIONS = {"yaml": ["pyyaml"], "pil": ["pillow"], "cv2": ["opencv-python"]
 BIN_DIRS = ("/usr/bin/", "/usr/local/bin/", "/bin/", "/usr/sbin/")
 # "port" as people write it beside the number ("porta 8080", "puerto 8080", "порт 8080", "8080 端口").
 PORT_WORDS = ("port", "porta", "puerto", "порт", "poort", "portu", "端口", "ポート", "포트")
-SERVICE_WORDS = ("service", "server", "api", "database", "db", "backend", "daemon")
+SERVICE_WORDS = ("service", "server", "api", "database", "db", "backend", "daemon",
+                 # the same role in the languages agents write in ("catalog 服务")
+                 "服务", "服务器", "サービス", "サーバー", "서비스", "서버", "dienst", "servicio", "servidor",
+                 "serveur", "serviço", "servizio", "сервис", "сервер", "layanan")
 
 
 def folders(files: tuple[str, ...]) -> list[str]:

@@ -165,3 +165,23 @@ def test_a_failure_the_agent_saw_relayed_by_a_build_tool_is_earned():
     task, card = load_task_by_id("invoicekit-tax-rounding"), get_card("chown_root")
     assert earned(card, task, "#7 0.512 npm error code EACCES\n#7 0.513 npm error syscall open\n")
     assert not earned(card, task, "#7 0.512 npm error code E404\n")
+
+
+JQ_MISSING = "bash: line 1: jq: command not found"
+NO_YAML = "ModuleNotFoundError: No module named 'yaml'"
+REFUSED = "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server"
+
+
+@pytest.mark.parametrize("text,seen,task_id,card", [
+    # absence in the short forms people write: "没安装" beside "没有安装", "not on PATH" without an article
+    ("git 还没有配置用户信息，`jq` 也没安装。", JQ_MISSING, "logpipe-level-filter", "missing_binary"),
+    ("`jq` is not on `PATH`, so the tests cannot run.", JQ_MISSING, "logpipe-level-filter", "missing_binary"),
+    # Indonesian (and Malay): "belum terinstall", "tidak ditemukan"
+    ("Tampaknya modul yaml belum terinstall di sistem, jadi tes gagal saat import.", NO_YAML, "invoicekit-tax-rounding",
+     "removed_dependency"),
+    # a service by its name in the agent's language, its cause in the short form
+    ("catalog 服务连接失败，可能是 catalog 服务没有启动起来。", REFUSED, "feedsync-pagination", "service_down"),
+])
+def test_a_cause_in_other_words_and_languages_is_read_with_its_object(text, seen, task_id, card):
+    judged = verdict(text, seen, task_id)
+    assert (judged.verdict, judged.card) == ("actionable", card)
