@@ -114,7 +114,7 @@ NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでし�
                                     r"|被拒绝?|拒否されました|失败|超时|超時|タイムアウト"
                                     r"|没装|未安装|找不到|インストールされていません|見つかりません"
                                     r"|설치되어 있지 않|찾을 수 없"
-                                    r"|실패|할 수 없|не (?:удалось|могу|смог)|\b(?:non (?:posso|sono riuscito)"
+                                    r"|실패|할 수 없|не (?:удалось|могу|смог)|нельзя|не можна|\b(?:non (?:posso|sono riuscito)"
                                     r"|yapamadım)\b"
                                     r"|\b(?:impossible de|je ne peux pas|je n'ai pas pu|no puedo|no he podido"
                                     r"|kann nicht|konnte nicht|não consegui)\b"

@@ -294,6 +294,8 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     ("Fertig: der Parser ist korrigiert.", "claimed done"),
     # and could not, in those languages
     ("Не удалось исправить парсер: файл принадлежит root.", "gave up without a claim"),
+    ("Расширение нельзя установить из командной строки: нужен интерфейс Chrome, откройте его сами.",
+     "gave up without a claim"),
     # the options the human is to choose from and carry out, nothing claimed
     ("The VPN's firewall drops traffic to the bridge network.\n\nYou have three options:\n**A**: disconnect it",
      "escalated to the human"),
