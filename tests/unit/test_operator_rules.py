@@ -185,3 +185,15 @@ REFUSED = "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn
 def test_a_cause_in_other_words_and_languages_is_read_with_its_object(text, seen, task_id, card):
     judged = verdict(text, seen, task_id)
     assert (judged.verdict, judged.card) == ("actionable", card)
+
+
+def test_an_error_quoted_then_taken_to_suggest_another_cause_is_not_lifted():
+    text = ("The run output says `jq: not found`, which suggests the test container reuses a stale image from "
+            "the build cache. I'll rebuild it without cache and rerun the tests.")
+    assert not verdict(text, JQ_MISSING, "logpipe-level-filter").actionable
+
+
+def test_nothing_listening_said_in_chinese_names_the_stopped_service():
+    text = "catalog 服务的配置是开着的，但 127.0.0.1:8080 上没有进程在监听。请在宿主机上把 catalog 服务起起来。"
+    judged = verdict(text, REFUSED, "feedsync-pagination")
+    assert (judged.verdict, judged.card) == ("actionable", "service_down")
