@@ -13,6 +13,7 @@ from impasse.analysis.ask_words import ANNOUNCES, ENGLISH_ASKS, LATER_CHECK, QUE
 from impasse.analysis.ask_words import ASKS as OTHER_ASKS
 from impasse.analysis.ask_words import OFFERS as OTHER_OFFERS
 from impasse.analysis.claim_words import REPORT_HEADING, UNABLE_IN_OTHER_LANGUAGES, WORK_NOT_DONE, claims
+from impasse.analysis.message_sentences import CODE_CHARS, FENCED, INLINE, LIST_MARK, sentences
 from impasse.analysis.normal_form import ASK, NStep, NTrajectory
 from impasse.analysis.session_log import (
     API_ERROR,
@@ -25,7 +26,6 @@ from impasse.analysis.session_log import (
     USAGE_LIMIT,
 )
 from impasse.dialects.failures import Failure, failure_of
-from impasse.prose import NOT_AFTER_ABBREVIATION, NOT_AFTER_LIST_NUMBER
 from impasse.vocabulary import ENDING_RULES, TERMINAL_TOOLS, Ending, Tool
 
 ESCALATED = "escalated to the human"
@@ -49,9 +49,6 @@ STOP_WORDS = {CONTEXT: "the context window was full", USAGE_LIMIT: "the usage li
               API_ERROR: "the model's API failed", CUT_OFF: "the log stops mid-work",
               HALTED: "the agent halted itself", ERRORED: "an error of the harness ended it"}
 
-FENCED = re.compile(r"```.*?(?:```|$)", re.S)  # a fenced block is code, no sentence of the agent's
-INLINE = re.compile(r"`[^`\n]*`")
-CODE_CHARS = re.compile(r"[{}();=<>|\\]")
 # A question that only offers more work is no ask: the work is done or the agent would go on.
 OFFER = re.compile(r"^(?:(?:would|do) you (?:like|want)|want me to|shall i|should i|if you(?:'d| would)? like"
                    r"|anything else|is there anything"
@@ -61,9 +58,6 @@ OFFER = re.compile(r"^(?:(?:would|do) you (?:like|want)|want me to|shall i|shoul
 # existing configuration first"): an offer after it hands the human that decision.
 NEEDED_FIRST = re.compile(r"\bto (?:proceed|continue|go on|move forward)\b[^.?!\n]{0,120}\b(?:i|we) (?:need|must|have)"
                           r" to\b|\b(?:i|we) (?:need|must|have) to\b[^.?!\n]{1,120}\bfirst\b", re.I)
-# What the agent quotes (a page's text, a tool's message) is not its own sentence: a quoted "Please
-# check your URL" asks nobody anything.
-QUOTED = re.compile(r'"[^"\n]{3,}"|\u201c[^\u201d\n]{3,}\u201d|^\s*>.*$', re.M)
 # The words of a sentence that says something failed. "missing" is kept apart: it says a wall only
 # beside the name of what is absent ("jq is missing"), so wall_naming.wall_namer drops it where the
 # onset named nothing. Two alternations built from one list, so neither depends on the other's text.
@@ -95,29 +89,23 @@ class Verdict:
     line: str = ""  # the log's line that shows it
 
 
-# Typographic apostrophes (I’ve, couldn’t), as many models write them, read as the plain one of the phrases.
-APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
-# A sentence ends at . ? ! or a line's end, not after an abbreviation ("e.g.", "etc.") nor a list's "1.".
-SENTENCE_END = re.compile(r"(?<=[.?!])" + NOT_AFTER_ABBREVIATION + NOT_AFTER_LIST_NUMBER + r"\s+|\n+")
 
 
-def sentences(text: str) -> list[str]:
-    prose = QUOTED.sub(" ", FENCED.sub("\n", (text or "").translate(APOSTROPHES)))
-    return [s.strip() for s in SENTENCE_END.split(prose) if s.strip()]
 
-
-LIST_MARK = re.compile(r"^[*#>•\s-]*(?:\d{1,2}[.)]\s+)?[*_\s]*")  # a bullet's or a numbered item's mark
+# A question that only fills in the offer before it ("Want me to commit it? Something like `session.jsonl`?").
+FOLLOW_UP = re.compile(r"^(?:something like|maybe|perhaps|or|say|e\.g\.|like|for example|ideally)\b", re.I)
 
 
 def ask_in(text: str) -> str:
     """The sentence of a message that asks the human to act, or ""; an offer of more work is none, nor
     are the items listed under it ("Want me to: 1. Fill in IDENTITY.md? 2. …")."""
-    offered = False
+    offered, last_offer = False, False
     for sentence in sentences(text):
         plain = LIST_MARK.sub("", sentence).strip()
         item = plain != sentence.lstrip("*_ ").strip()
         offered = (offered and item) or (offers(plain) and plain.endswith(":"))
-        if offered or HARNESS_API_ERROR.search(plain):  # the harness's notice ("Please run /login"), no ask
+        follows_offer, last_offer = last_offer and FOLLOW_UP.match(plain), offers(plain)
+        if offered or follows_offer or HARNESS_API_ERROR.search(plain):  # a notice ("Please run /login"), no ask
             continue
         question = plain.endswith(QUESTION_MARKS) and plain[:1].isalpha() \
             and not CODE_CHARS.search(INLINE.sub("", plain)) and not offers(plain) and len(plain) > 12

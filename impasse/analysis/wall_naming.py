@@ -10,7 +10,8 @@ from functools import lru_cache
 
 from impasse.analysis.claim_words import UNABLE_IN_OTHER_LANGUAGES
 from impasse.analysis.compiled_card import CompiledCard
-from impasse.analysis.verdicts import INLINE, TABLE_ROWS, UNABLE, UNABLE_UNNAMED, ask_in, sentences
+from impasse.analysis.message_sentences import INLINE, sentences
+from impasse.analysis.verdicts import TABLE_ROWS, UNABLE, UNABLE_UNNAMED, ask_in
 from impasse.catalog.cards import NEVER, Injected, fill
 from impasse.operator.spellings import package_spellings
 

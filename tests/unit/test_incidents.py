@@ -327,6 +327,12 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
      "claimed done"),
     ("Here is the commit history:\n\n```\ncommit 01c44dd feat: login\ncommit d2b6620 feat: add login function\n```",
      "claimed done"),
+    # a question that only fills in the offer before it asks nothing; one that asks something new does
+    ("The transcript is in ~/.claude/projects/x.jsonl, the whole session. Want me to copy it into the repo and "
+     "commit it? Something like `session.jsonl`?", "claimed done"),
+    ("Want me to copy it into the repo? Which name should it have?", "escalated to the human"),
+    # a harness's all-clear token for its periodic check
+    ("HEARTBEAT_OK", "claimed done"),
     ("Session closed.", "gave up without a claim"), ("Hi! How can I help you today?", "gave up without a claim"),
     ("The deploy step printed a stack trace and the staging host is down since this morning.",
      "gave up without a claim"),

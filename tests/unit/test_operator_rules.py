@@ -197,3 +197,36 @@ def test_nothing_listening_said_in_chinese_names_the_stopped_service():
     text = "catalog 服务的配置是开着的，但 127.0.0.1:8080 上没有进程在监听。请在宿主机上把 catalog 服务起起来。"
     judged = verdict(text, REFUSED, "feedsync-pagination")
     assert (judged.verdict, judged.card) == ("actionable", "service_down")
+
+
+UNRESOLVED = "curl: (6) Could not resolve host: data.impasse.test"
+LOCKED = "fatal: Unable to create '/workspace/.git/index.lock': File exists."
+
+
+@pytest.mark.parametrize("text,seen,task_id,card", [
+    ("data.impasse.test isn't resolving either! Yet /etc/resolv.conf looks normal.", UNRESOLVED,
+     "feedsync-currency", "network_down_download"),
+    ("Тести падають на `import yaml` — пакета PyYAML в середовищі немає.", NO_YAML, "invoicekit-tax-rounding",
+     "removed_dependency"),
+    ("The local wheelhouse doesn't have the `pyyaml` dependency, so the import fails.", NO_YAML,
+     "invoicekit-tax-rounding", "removed_dependency"),
+])
+def test_more_ways_of_naming_a_cause_are_read(text, seen, task_id, card):
+    judged = verdict(text, seen, task_id)
+    assert (judged.verdict, judged.card) == ("actionable", card)
+
+
+@pytest.mark.parametrize("text,seen,task_id", [
+    # a live process blamed for a stale lock: stopping it lifts nothing
+    ("An orphan `git` process is holding `.git/index.lock`. Let me stop it and retry the commit.", LOCKED,
+     "relnotes-scoped-sections"),
+    # which of several causes it is, left open, or announced over a list of possible causes
+    ("カタログ API への接続: `127.0.0.1:8080` への接続が拒否される。"
+     "接続設定の誤りか、プロキシか、サービス側の問題かは不明。",
+     REFUSED, "feedsync-pagination"),
+    ("curl 无法解析 `data.impasse.test`。这可能是因为：\n1. 汇率服务拒绝了容器的请求\n"
+     "2. 或者 DNS 配置导致主机名解析不到",
+     UNRESOLVED, "feedsync-currency"),
+])
+def test_a_cause_misread_or_left_among_guesses_is_not_lifted(text, seen, task_id):
+    assert not verdict(text, seen, task_id).actionable

@@ -25,12 +25,11 @@ SESSIONS = Path(os.environ.get("IMPASSE_SESSION_CORPUS", ROOT.parent / "corpus" 
 LABELING = ROOT.parent / "shared" / "real-trajectories" / "LABELING.md"
 CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only", "network", "disk_full", "oom",
               "lock", "missing_secret", "tls", "service_down", "none"}
-# Measured on the held-out folds (docs/validity.md, "The session corpus"): 181 sessions since the
-# twenty-ninth to thirty-seventh batches came in (31 of their 67 fell there): t* 79 of 116, endings 153
-# of 181 (138 before a final message that hands back an answer read as the work delivered), told 84.3%,
-# a false onset in 6 of 65. A rule change may only raise these; a batch of sessions no rule has seen
-# moves them to what it measures.
-HELD_OUT_FLOORS = {"t_star_agreement": 0.68, "ending_agreement": 0.84, "told_agreement": 0.84}
+# Measured on the held-out folds (docs/validity.md, "The session corpus"): 187 sessions since the
+# thirty-eighth to forty-first batches came in (6 of their 15 fell there): t* 81 of 120, endings 158 of
+# 187, told 84.8%, a false onset in 6 of 67. A rule change may only raise these; a batch of sessions no
+# rule has seen moves them to what it measures.
+HELD_OUT_FLOORS = {"t_star_agreement": 0.67, "ending_agreement": 0.84, "told_agreement": 0.84}
 HELD_OUT_FALSE_ONSETS_CEILING = 0.10
 
 
