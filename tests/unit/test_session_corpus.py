@@ -83,6 +83,15 @@ def test_no_session_is_a_file_of_the_development_corpus():
     assert [row["file"] for row in rows("provenance.jsonl") if row["sha256"] in dev] == []
 
 
+@pytest.mark.skipif(not (DEV / "provenance.jsonl").is_file(), reason=f"no {DEV / 'provenance.jsonl'}")
+def test_no_session_comes_from_a_repository_of_the_development_corpus():
+    """Another file of a repository the rules were first written on is no test of them: the same person's
+    sessions are alike (folds are by repository for the same reason)."""
+    lines = (DEV / "provenance.jsonl").read_text(encoding="utf-8").splitlines()
+    dev_repos = {json.loads(line)["repo"].casefold() for line in lines if line.strip()}
+    assert [row["file"] for row in rows("provenance.jsonl") if row["repo"].casefold() in dev_repos] == []
+
+
 @pytest.mark.skipif(not present(), reason=NO_SESSIONS)
 def test_the_sessions_are_the_bytes_the_labels_were_made_on():
     changed = [row["file"] for row in rows("provenance.jsonl")
