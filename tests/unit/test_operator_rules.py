@@ -210,6 +210,11 @@ LOCKED = "fatal: Unable to create '/workspace/.git/index.lock': File exists."
      "removed_dependency"),
     ("The local wheelhouse doesn't have the `pyyaml` dependency, so the import fails.", NO_YAML,
      "invoicekit-tax-rounding", "removed_dependency"),
+    # the plural ("missing packages (`yaml`)"), and a write the sandbox refuses said in Chinese
+    ("Only 3 errors remain, all pre-existing missing packages (`yaml`), not related to the fix.", NO_YAML,
+     "invoicekit-tax-rounding", "removed_dependency"),
+    ("抱歉，当前沙盒环境无法写入 `invoicekit/tax.py`（写权限没有授予到沙盒）。", DENIED, "invoicekit-tax-rounding",
+     "chown_root"),
 ])
 def test_more_ways_of_naming_a_cause_are_read(text, seen, task_id, card):
     judged = verdict(text, seen, task_id)
@@ -219,6 +224,8 @@ def test_more_ways_of_naming_a_cause_are_read(text, seen, task_id, card):
 @pytest.mark.parametrize("text,seen,task_id", [
     # a live process blamed for a stale lock: stopping it lifts nothing
     ("An orphan `git` process is holding `.git/index.lock`. Let me stop it and retry the commit.", LOCKED,
+     "relnotes-scoped-sections"),
+    ("There are other `git` processes from another shell holding `.git/index.lock`. Let me wait for them.", LOCKED,
      "relnotes-scoped-sections"),
     # which of several causes it is, left open, or announced over a list of possible causes
     ("カタログ API への接続: `127.0.0.1:8080` への接続が拒否される。"
