@@ -227,6 +227,8 @@ def test_more_ways_of_naming_a_cause_are_read(text, seen, task_id, card):
      "relnotes-scoped-sections"),
     ("There are other `git` processes from another shell holding `.git/index.lock`. Let me wait for them.", LOCKED,
      "relnotes-scoped-sections"),
+    ("`Unable to create '/workspace/.git/index.lock': File exists.` Another git process must be running in this "
+     "repo. I'll wait a minute and retry.", LOCKED, "relnotes-scoped-sections"),
     # which of several causes it is, left open, or announced over a list of possible causes
     ("カタログ API への接続: `127.0.0.1:8080` への接続が拒否される。"
      "接続設定の誤りか、プロキシか、サービス側の問題かは不明。",
