@@ -108,7 +108,7 @@ def ask_in(text: str) -> str:
         if offered or follows_offer or HARNESS_API_ERROR.search(plain):  # a notice ("Please run /login"), no ask
             continue
         question = plain.endswith(QUESTION_MARKS) and plain[:1].isalpha() \
-            and not CODE_CHARS.search(INLINE.sub("", plain)) and not offers(plain) and len(plain) > 12
+            and not CODE_CHARS.search(INLINE.sub("", plain)) and not last_offer and len(plain) > 12
         if ENGLISH_ASKS.search(plain) or OTHER_ASKS.search(plain) or question:
             return plain[:SHORT]
     return ""
@@ -171,13 +171,6 @@ def first_line(text: str) -> str:
 # your limit · resets 4am" or "API Error: 403 · Please run /login" as an assistant message): one short
 # line whose words are a limit's, a full context's, or the harness's API error.
 NOTICE = 200
-# A last message that hands back a report, a finding or an answer, with no failure said and nothing asked,
-# is the work delivered as the agent sees it ("Here is the commit history: …", "No seed data anywhere; the
-# tests use mocks"); a bare line ("Session closed.", a greeting) delivers nothing.
-ANSWER = 60
-# What went wrong, said in a report's words ("answered with its error page", "the endpoint is gone"): the
-# message hands back a problem, not the work.
-TROUBLE = re.compile(r"\b(?:errors?|exceptions?|gone|broken|crash(?:ed|es)?|down)\b", re.I)
 HARNESS_API_ERROR = re.compile(r"^\W*API Error\b|Please run /login", re.I)
 NOTICE_VERDICTS = {Failure.LIMIT: OUT_OF_BUDGET, Failure.CONTEXT: OUT_OF_CONTEXT}
 
@@ -190,10 +183,19 @@ def notice_verdict(step: NStep) -> Verdict | None:
     return Verdict(kind, step.index, "the harness's own notice ended it", text) if kind else None
 
 
+# A last message that hands back a report, a finding or an answer, with no failure said and nothing asked,
+# is the work delivered as the agent sees it ("Here is the commit history: …", "No seed data anywhere; the
+# tests use mocks"); a bare line ("Session closed.", a greeting) delivers nothing.
+ANSWER = 60
+# What went wrong, said in a report's words ("answered with its error page", "the endpoint is gone"): the
+# message hands back a problem, not the work.
+TROUBLE = re.compile(r"\b(?:errors?|exceptions?|gone|broken|crash(?:ed|es)?|down)\b", re.I)
+
+
 def answers(text: str) -> bool:
     """Whether the message hands back something found or done: its sentences, bar questions and offers of
     more ("Anything else?"), and the blocks it shows hold at least ANSWER characters."""
-    said = [s for s in sentences(text) if not (s.endswith("?") or OFFER.match(s.lstrip("*#>-• ")))]
+    said = [s for s in sentences(text) if not (s.endswith(QUESTION_MARKS) or offers(s.lstrip("*#>-• ")))]
     shown = sum(len(block) for block in FENCED.findall(text or ""))
     return sum(len(s) for s in said) + shown >= ANSWER and not any(TROUBLE.search(s) for s in said)
 
