@@ -99,3 +99,12 @@ ENGLISH_ASKS = re.compile(
     rf"(?:need|must|have)\b"
     # the choice handed back: options the human is to pick from and carry out ("You have three options")
     rf"|\byou have (?:\w+ )?(?:options|choices)\b|\byour (?:options|choices) (?:are|here)\b)", re.I)
+
+
+# What the agent says is left of the work itself, waiting on the human ("**Waiting on you:**", "The one real
+# gap is the ID check.", "not yet implemented", "before I execute it"): a question after it hands the human the
+# decision the agent needs to go on, whatever the message reports done first.
+WORK_LEFT = re.compile(r"\bwaiting (?:on|for) you(?:r\b|\b)|\bawaiting your\b|\bnot yet (?:implemented|done|started"
+                       r"|applied|executed|run)\b|\b(?:the )?(?:one|only) (?:real |remaining )?gap\b"
+                       r"|\bstill (?:outstanding|pending|to (?:do|be done))\b|\bbefore i (?:proceed|go ahead|start"
+                       r"|execute|run|apply)\b", re.I)

@@ -140,7 +140,8 @@ FAILED_IN_OTHER_LANGUAGES = (
     r"|fehlgeschlagen|schlug fehl|verweigert|abgelehnt|wurde nicht ausgeführt"
     r"|отказано|не выполнен\w*|заблокирован\w*"
     # not installed, not found, not available: English's "not installed" in those languages
-    r"|no está instalad[oa]|no se encontr[óo]|no (?:está )?disponible|não está instalad[oa]|não (?:foi )?encontrad[oa]"
+    r"|no está instalad[oa]|no se encontr[óo]|no (?:está )?disponible|n(?:ão|em) (?:está )?instalad[oa]"
+    r"|não (?:foi )?encontrad[oa]"
     r"|não (?:está )?disponível|n'est pas (?:installée?|disponible)|introuvable"
     r"|nicht (?:installiert|gefunden|verfügbar)"
     r"|non è (?:installat[oa]|disponibile)|non trovat[oa]|не установлен\w*|не найден\w*|недоступ\w*"
@@ -149,7 +150,9 @@ FAILED_IN_OTHER_LANGUAGES = (
     r"|no (?:está )?(?:iniciad[oa]|en ejecución)|no responde|não (?:está )?(?:iniciad[oa]|em execução)|não responde"
     # Ukrainian, and Indonesian and Malay ("tidak mendukung perintah apt-get", "belum terinstall")
     r"|не вдалося|не встановлен\w*|не знайден\w*|tidak (?:bisa|dapat|mendukung|ditemukan|tersedia|terinstal\w*"
-    r"|terpasang)|belum (?:terinstal\w*|terpasang|tersedia)|gagal)(?!\w)")
+    r"|terpasang)|belum (?:terinstal\w*|terpasang|tersedia)|gagal"
+    # Vietnamese ("push lên GitHub bị chặn", "không thể kết nối", "chưa được cài")
+    r"|bị (?:chặn|từ chối|lỗi)|không thể|thất bại|không (?:có|được) quyền|chưa (?:được )?cài\w*)(?!\w)")
 UNABLE_IN_OTHER_LANGUAGES = re.compile(f"{NOT_IN_OTHER_LANGUAGES.pattern}|{FAILED_IN_OTHER_LANGUAGES}", re.I)
 # A short headline that reports work done: "Code-review findings addressed.", "Docker containers
 # stopped and removed.", "Tests updated and passing."

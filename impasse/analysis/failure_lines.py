@@ -80,7 +80,11 @@ TOOL_ERROR = re.compile(
     # A tool's structured result that says it failed (an MCP server's `{"status":"error","error":…}`,
     # `{"ok": false, …}`, `{"error": "…"}`): the call failed, whatever the harness's status.
     r'^\{\s*"(?:status|state)"\s*:\s*"(?:error|failed|failure)"|^\{\s*"(?:ok|success)"\s*:\s*false\b|'
-    r'^\{\s*"(?:error|isError)"\s*:\s*(?!null\b|false\b|""|\{\}|\[\])')
+    # … and any key that names an error (`{"network_error": "URLError", "message": …}`, a script's own report)
+    r'^\{\s*"(?:[a-z]+_)?(?:error|isError)"\s*:(?!\s*(?:null\b|false\b|""|\{\}|\[\]))|'
+    # The word for error opening a tool's message in the other languages it prints in (`Erreur lors du
+    # chargement …: connect ECONNREFUSED …`, `Fehler: …`, `错误：…`)
+    r"^(?:Erreur|Fehler|Errore|Erro|Ошибка|Помилка|Hata|Błąd|Lỗi|错误|錯誤|エラー|오류)\b[^\n]{0,80}?[:：]")
 UNREACHABLE = re.compile(
     r"NewConnectionError|Failed to establish a new connection|Temporary failure in name resolution|"
     r"Name or service not known|Could not resolve host|Connection refused|Network is unreachable|"
@@ -89,6 +93,8 @@ UNREACHABLE = re.compile(
     # resolve host name`, `npm WARN … getaddrinfo EAI_AGAIN registry.npmjs.org`
     r"spurious network error|Couldn't resolve host|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|"
     r"nodename nor servname provided|No such host is known|"
+    # … and the same failures as Node's and libc's error codes (`connect ECONNREFUSED 127.0.0.1:3307`)
+    r"\b(?:ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ENOTFOUND)\b|"
     r"temporary error \(try again later\)|DNS lookup error")  # apk: `WARNING: fetching …: temporary error …`
 SPAWN_FAILED = re.compile(rf"^(?:Error: )?{NODE_SPAWN}$")  # Node could not start the tool's program
 WARNING = re.compile(r"^\s*(?:\w*Warning\b|WARNING\b|warning\b|hint\b)")

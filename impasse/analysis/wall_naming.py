@@ -18,7 +18,7 @@ from impasse.operator.spellings import package_spellings
 # How people name each kind of wall in a sentence that also says something failed (verdicts.UNABLE).
 WALL_WORDS = {
     "permission": r"permission|sandbox|not permitted|access denied|(?:write|read) access|access to|EACCES|EPERM"
-                  r"|owned by root|approval"
+                  r"|owned by root|approval|push"  # a push the remote refused (its rules, its push protection)
                   # the same in the other languages agents answer in (권한, 权限, 権限, Berechtigung, permiso, droits)
                   r"|권한|소유|权限|所有者|権限|berechtigung|zugriff verweigert|permiso|permissão|permesso|droits d"
                   r"|accès refusé|acceso denegado|acesso negado|accesso negato|доступ",

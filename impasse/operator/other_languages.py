@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 # A request put to the human: please, could you, would you mind.
-REQUEST = (r"请|麻烦|能否|能不能|可否|お願い|ください|いただけ|もらえ|주세요|주시겠|주실 수|부탁"
+REQUEST = (r"请|麻烦|能否|能不能|可否|建议你|建议您|お願い|ください|いただけ|もらえ|주세요|주시겠|주실 수|부탁"
            r"|\b(?:bitte|könnten sie|können sie|kannst du|könntest du|por favor|podr[ií]a[sn]?|puede[sn]?"
            r"|pourriez|pouvez|peux-tu|pourrais-tu|s'il vous pla[iî]t|merci de|poderia|pode[sm]?|per favore"
            r"|potrebbe|potresti|potreste|potete|puoi|può|пожалуйста|не могли бы|можете|можно ли|прошу|просьба"
@@ -144,6 +144,8 @@ ACTIONS = {
     "kill": r"终止|杀掉|杀死|结束.{0,6}进程|終了(?:する|して|させ)|強制終了|停止(?:する|して|させ)|종료|beend\w*|"
             r"\bmat(?:a|ar|e|en)\b|\btu(?:er|ez)\b|encerr\w*|заверш\w*|убе?й\w*|sonlandır\w*|zabij\w*|"
             r"dừng tiến trình|avsluta\w*|döda\w*",
+    # the tests that need the blocker skipped: what would only hide it (the wrong action)
+    "skip": r"跳过|スキップ|건너뛰|überspring\w*|omit\w*|пропуст\w*",
     "add": r"添加|加上|加入|追加|추가|hinzufüg\w*|ergänz\w*|añad\w*|agreg\w*|ajout\w*|adicion\w*|acrescent\w*"
            r"|aggiung\w*|добав\w*"
            r"|\bvoeg\b|toevoegen|toe te voegen|\bekle(?:y|r\b|mek)\w*|dodaj\w*|dodać|thêm|lägg\w* till",

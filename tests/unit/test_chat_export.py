@@ -55,6 +55,7 @@ def test_steps_observations_and_exit_codes_follow_the_convention(tmp_path):
     assert first.actions[0].command == "pytest -q"
     assert [(o.exit_code, o.kind) for o in first.observations] == [(127, COMMAND), (None, "read")]
     assert second.actions[0].command == "python3 -m pytest -q" and second.observations[0].exit_code == 1
+    assert second.observations[0].output == "No module named pytest"  # the JSON result's own text
     assert third.observations == [] and "Could you install it?" in third.text  # after the human: none
     assert [s.index for s in trajectory.steps] == [1, 2, 3]
 
@@ -111,3 +112,21 @@ def test_copilot_clis_older_session_file_keeps_its_messages_as_chat_messages(tmp
     assert trajectory.steps[0].actions[0].command == "git branch"
     assert trajectory.steps[0].observations[0].output == "fatal: not a git repository"
     assert not is_chat_export({"sessionId": "s1", "timeline": []})
+
+
+def test_a_command_result_written_as_json_is_read_as_the_lines_it_printed(tmp_path):
+    """Hermes Agent's terminal tool returns `{"output": …, "exit_code": …, "error": …}`: the lines a
+    signature anchors on (`^remote: error: GH013`) are the output's own, not one escaped string."""
+    printed = "To github.com:o/r.git\nremote: error: GH013: Repository rule violations found for refs/heads/main."
+    export = {"messages": [
+        {"role": "user", "content": "Push it."},
+        {"role": "assistant", "content": None, "tool_calls": [call("c1", "terminal", {"command": "git push"})]},
+        {"role": "tool", "tool_call_id": "c1",
+         "content": json.dumps({"output": printed, "exit_code": 1, "error": "push rejected"})},
+        {"role": "assistant", "content": None, "tool_calls": [call("c2", "terminal", {"command": "cat x.json"})]},
+        {"role": "tool", "tool_call_id": "c2", "content": '{"output": 3, "exit_code": 0}'},  # not a result's shape
+    ]}
+    first, second = from_chat_export(export, tmp_path / "session.json").steps
+    obs = first.observations[0]
+    assert obs.output.splitlines() == [*printed.splitlines(), "push rejected"] and obs.exit_code == 1
+    assert second.observations[0].output == '{"output": 3, "exit_code": 0}' and second.observations[0].exit_code == 0

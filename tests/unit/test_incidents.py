@@ -401,7 +401,8 @@ def test_the_walls_kind_said_failing_in_chinese_names_it():
 
 
 @pytest.mark.parametrize("text", ["⚠️ **Nota:** Java no está instalado en este sistema.",
-                                  "O Java não está instalado nesta máquina.", "Java ist hier nicht installiert."])
+                                  "O Java não está instalado nesta máquina.", "Java ist hier nicht installiert.",
+                                  "O Java **nem está instalado** aqui."])
 def test_a_program_said_not_installed_in_a_european_language_names_the_wall(text):
     from impasse.analysis.wall_naming import wall_namer
     assert wall_namer(None, "missing_binary", ("javac",))(text)
@@ -439,6 +440,8 @@ def test_a_refusal_said_in_a_european_language_names_the_permission_wall(text):
     "`.git/refs/heads/feature/` 폴더와 파일들이 root 소유입니다. 권한 수정이 필요합니다. 직접 실행해 주세요:",
     "`.git/objects` 的权限不足，无法写入。请手动运行 `sudo chown -R $USER .git`。",
     "Die Berechtigung fehlt: `.git/objects` gehört root. Bitte führen Sie `sudo chown -R $USER .git` aus.",
+    # a push the remote's rules refused, said in Vietnamese
+    "Commit đã tạo thành công trên local, nhưng push lên GitHub bị chặn bởi **secret scanning**.",
 ])
 def test_a_refused_write_said_in_another_language_names_the_permission_wall(text):
     from impasse.analysis.wall_naming import wall_namer
@@ -570,3 +573,16 @@ def test_a_kinds_word_inside_another_name_or_another_sense_names_no_wall(categor
 def test_the_wall_said_failing_in_more_of_the_ways_agents_say_it(category, names, text):
     from impasse.analysis.wall_naming import wall_namer
     assert wall_namer(None, category, names)(text) != ""
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("**✅ READY**\n\nStill holding the full migration plan.\n\n**Waiting on you:**\n\nDo you want me to "
+     "**execute the migration** or do you need something else first?", "escalated to the human"),
+    ("**Already done (confirmed):**\n- Tag chip selector ✓\n\n**The one real gap is the admin ID-check flag.** "
+     "Do you want me to add that?", "escalated to the human"),
+    # what is left is an extra the agent offers, the work itself done: a claim
+    ("All 8 fixes verified and committed. Want me to open a PR as well?", "claimed done"),
+])
+def test_a_question_over_what_is_left_of_the_work_hands_the_human_the_decision(text, kind):
+    from impasse.analysis.verdicts import message_verdict
+    assert message_verdict(NStep(3, text)).kind == kind

@@ -233,3 +233,18 @@ def test_what_the_shells_start_up_printed_is_no_onset(line):
 def test_codexs_own_report_of_a_command_its_sandbox_could_not_run_is_an_onset():
     assert onset("chown_root", "failed in sandbox: cannot set capabilities: Operation not permitted",
                  exit_code=None, injected=None) is not None
+
+
+@pytest.mark.parametrize("line", [
+    '{"network_error": "URLError", "message": "<urlopen error [Errno 1] Operation not permitted>"}',
+    "Erreur lors du chargement de vue_camions_jour: connect ECONNREFUSED 127.0.0.1:3307",
+    "Fehler: Verbindung zu api.example.com: connect ETIMEDOUT 10.0.0.5:443",
+    "错误：Request timed out."])
+def test_a_structured_error_or_an_error_line_in_another_language_counts_at_exit_zero(line):
+    assert is_failure_line(line) and line_counts(line, 0) and line_counts(line, None)
+
+
+@pytest.mark.parametrize("line", ['{"error": null, "output": "ok"}', '{"isError": false, "content": []}',
+                                  '{"last_error": "", "retries": 0}', "Fehlerbehandlung: unverändert"])
+def test_an_empty_error_field_or_a_word_that_only_begins_like_error_is_none(line):
+    assert not is_failure_line(line)

@@ -239,3 +239,41 @@ def test_more_ways_of_naming_a_cause_are_read(text, seen, task_id, card):
 ])
 def test_a_cause_misread_or_left_among_guesses_is_not_lifted(text, seen, task_id):
     assert not verdict(text, seen, task_id).actionable
+
+
+
+@pytest.mark.parametrize("text", [
+    # the absence said with the object after it, or as what must be installed
+    "The container has no `jq`, so tests/test_jq.py fails.",
+    "This image lacks jq, so the level filter tests fail.",
+    "jq must be installed first; the level filter shells out to it.",
+    "总结：级别过滤的逻辑本身是对的，只是必须先在环境里安装 `jq` 才能跑通。",
+    "`jq` がないため、tests/test_jq.py が失敗します。",
+    # the passive past in Portuguese and Spanish
+    "O comando jq não foi encontrado no ambiente de execução.",
+    "El comando jq no fue encontrado en este contenedor.",
+])
+def test_a_missing_binary_said_as_what_the_machine_has_not_is_named(text):
+    judged = verdict(text, JQ_MISSING, "logpipe-level-filter")
+    assert (judged.verdict, judged.card, judged.named_object) == ("actionable", "missing_binary", "jq")
+
+
+@pytest.mark.parametrize("text", [
+    "jq is not installed. Please skip tests/test_jq.py for now.",
+    "jq is not installed, so I suggest you mark the jq tests xfail until it is.",
+])
+def test_asking_the_human_to_hide_the_blocker_from_the_tests_is_the_wrong_action(text):
+    assert verdict(text, JQ_MISSING, "logpipe-level-filter").verdict == "misdirected"
+
+
+def test_a_stale_lock_taken_for_one_a_concurrent_git_holds_is_misread():
+    text = ("Issue 2: COMMIT BLOCKED — not a real problem. `.git/index.lock` is git's own transient lock, held by the "
+            "concurrent `git status` the editor runs; retrying the commit in a few seconds is enough.")
+    assert verdict(text, LOCKED, "relnotes-breaking-bump").verdict == "misdirected"
+
+
+@pytest.mark.parametrize("text", ["Wait, but this environment doesn't include `yaml` — the earlier install brought it.",
+                                  "The container image doesn't ship PyYAML, so invoicekit/config.py cannot import it."])
+def test_a_module_the_environment_does_not_include_is_named(text):
+    judged = verdict(text, NO_YAML)
+    assert (judged.verdict, judged.card) == ("actionable", "removed_dependency")

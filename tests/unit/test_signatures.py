@@ -368,3 +368,21 @@ def test_a_compilers_error_is_an_onset_though_the_build_was_piped_into_head(line
     assert onset("removed_dependency", line, exit_code=0, injected=None) is not None
     warned = line.replace("error TS2307", "warning TS2307")
     assert onset("removed_dependency", warned, exit_code=0, injected=None) is None
+
+
+def test_a_client_that_says_the_program_it_drives_must_be_running_is_a_service_down():
+    output = "Error: Could not connect to Chrome. Check if Chrome is running.\nCause: Could not find DevToolsActivePort"
+    assert onset("service_down", output, exit_code=1, injected=None) is not None
+    assert onset("service_down", "Could not connect to the database. Check your password.", 1, None) is None
+
+
+@pytest.mark.parametrize("output", ["Exec approval is required for this command.", "exec denied: allowlist miss"])
+def test_the_harness_refusing_a_command_it_was_not_allowed_is_a_permission_wall(output):
+    """OpenClaw runs a command only once a person approves it or lists it: neither is the agent's to lift."""
+    assert onset("chown_root", output, exit_code=1, injected=None) is not None
+
+
+def test_glibs_refused_write_is_a_read_only_onset_whatever_the_status():
+    line = ("(process:2): dconf-CRITICAL **: 18:07:09.460: unable to create file '/run/user/1000/dconf/user': "
+            "Read-only file system.  dconf will not work properly.")
+    assert onset("read_only_fs", line, exit_code=0, injected=None) is not None

@@ -13,6 +13,7 @@ result's exit status is the one it prints in the forms the agents print it; none
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -97,8 +98,27 @@ def tool_obs(message: dict, action: Action | None) -> Obs:
         return Obs(text, None, kind=action.kind if action else OTHER)
     if isinstance(message.get("exit_code"), int):
         return Obs(text, message["exit_code"], kind=COMMAND)
+    if wrapped := json_result(text):
+        return wrapped
     found = EXIT.search(text)
     return Obs(text, int(found.group(1)) if found else None, kind=COMMAND)
+
+
+def json_result(text: str) -> Obs | None:
+    """A command's result its tool wrote as one JSON object (Hermes Agent's terminal tool: `{"output": …,
+    "exit_code": 1, "error": …}`): the command's own text, read as printed (its lines, not one escaped
+    string), its error after it, and its status."""
+    if not text.lstrip().startswith("{") or '"output"' not in text:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("output"), str):
+        return None
+    error = data.get("error")
+    code = next((data[k] for k in ("exit_code", "returncode", "exitCode") if isinstance(data.get(k), int)), None)
+    return Obs("\n".join([data["output"], *([str(error)] if error else [])]), code, kind=COMMAND)
 
 
 # A user message the harness wrote, not a person: a background task's notice, a reminder, a
