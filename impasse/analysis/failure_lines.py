@@ -81,7 +81,8 @@ TOOL_ERROR = re.compile(
     # `{"ok": false, …}`, `{"error": "…"}`): the call failed, whatever the harness's status.
     r'^\{\s*"(?:status|state)"\s*:\s*"(?:error|failed|failure)"|^\{\s*"(?:ok|success)"\s*:\s*false\b|'
     # … and any key that names an error (`{"network_error": "URLError", "message": …}`, a script's own report)
-    r'^\{\s*"(?:[a-z]+_)?(?:error|isError)"\s*:(?!\s*(?:null\b|false\b|""|\{\}|\[\]))|'
+    # … its key on a line of its own where the object is printed pretty (`  "error": "No API key found …",`)
+    r'^(?:\{\s*)?"(?:[a-z]+_)?(?:error|isError)"\s*:(?!\s*(?:null\b|false\b|""|\{\}|\[\]))|'
     # The word for error opening a tool's message in the other languages it prints in (`Erreur lors du
     # chargement …: connect ECONNREFUSED …`, `Fehler: …`, `错误：…`)
     r"^(?:Erreur|Fehler|Errore|Erro|Ошибка|Помилка|Hata|Błąd|Lỗi|错误|錯誤|エラー|오류)\b[^\n]{0,80}?[:：]")

@@ -46,7 +46,7 @@ WALL_WORDS = {
                       r"|log(?:ged)? ?in(?:to)?\b|sign(?:ed)? ?in\b|authenticat|\bauth\b"
                       # the same in the other languages agents answer in (credenciais, autenticar, 认证, ログイン)
                       r"|credenci|credenzial|identifiants|autentica|authentifi|authentisier|anmeld|contraseña|senha"
-                      r"|clave|chave|\bclé|schlüssel|密钥|令牌|凭据|凭证|认证|登录|認証|ログイン|인증|로그인",
+                      r"|clave|chave|\bclé|schlüssel|密钥|令牌|凭据|凭证|认证|登录|認証|ログイン|인증|로그인|キー|키",
     "tls": r"certificate|TLS|SSL|HTTPS|证书|証明書|인증서|zertifikat|certificado|certificat|certificato|сертификат",
     "service_down": r"service|server|database|refused|not running|down|port|服务|数据库|拒绝连接|没有运行|未启动"
                     r"|サービス|サーバー|データベース|起動していない|서비스|서버|데이터베이스|dienst|datenbank"

@@ -386,6 +386,14 @@ def test_asking_the_human_to_log_in_names_a_missing_login():
     assert login("Now run this to log into GitHub: gh auth login. Let me know when you're done.").startswith("Now run")
 
 
+def test_a_key_asked_for_in_japanese_or_korean_names_a_missing_secret():
+    from impasse.analysis.wall_naming import wall_namer
+    names = wall_namer(None, "missing_secret")
+    assert names("より詳細な情報を検索したい場合は、Brave API キーを設定していただけますか？")
+    assert names("Brave API 키를 설정해 주시겠어요?")
+    assert names("検索結果をまとめました。") == ""
+
+
 def test_a_login_asked_for_in_another_language_names_a_missing_login():
     from impasse.analysis.wall_naming import wall_namer
     login = wall_namer(None, "missing_secret")

@@ -239,6 +239,7 @@ def test_codexs_own_report_of_a_command_its_sandbox_could_not_run_is_an_onset():
     '{"network_error": "URLError", "message": "<urlopen error [Errno 1] Operation not permitted>"}',
     "Erreur lors du chargement de vue_camions_jour: connect ECONNREFUSED 127.0.0.1:3307",
     "Fehler: Verbindung zu api.example.com: connect ETIMEDOUT 10.0.0.5:443",
+    '  "error": "No API key found for provider \\"openai\\". Configure auth for this agent.",',  # printed pretty
     "错误：Request timed out."])
 def test_a_structured_error_or_an_error_line_in_another_language_counts_at_exit_zero(line):
     assert is_failure_line(line) and line_counts(line, 0) and line_counts(line, None)

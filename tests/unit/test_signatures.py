@@ -386,3 +386,8 @@ def test_glibs_refused_write_is_a_read_only_onset_whatever_the_status():
     line = ("(process:2): dconf-CRITICAL **: 18:07:09.460: unable to create file '/run/user/1000/dconf/user': "
             "Read-only file system.  dconf will not work properly.")
     assert onset("read_only_fs", line, exit_code=0, injected=None) is not None
+
+
+def test_a_tool_that_finds_no_api_key_for_its_provider_is_a_missing_secret():
+    output = '{\n  "results": [],\n  "error": "No API key found for provider \\"openai\\". Auth store: /x/auth.json"\n}'
+    assert onset("missing_secret", output, exit_code=None, injected=None) is not None
