@@ -25,11 +25,11 @@ SESSIONS = Path(os.environ.get("IMPASSE_SESSION_CORPUS", ROOT.parent / "corpus" 
 LABELING = ROOT.parent / "shared" / "real-trajectories" / "LABELING.md"
 CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only", "network", "disk_full", "oom",
               "lock", "missing_secret", "tls", "service_down", "none"}
-# Measured on the held-out folds (docs/validity.md, "The session corpus"): 202 sessions since the
-# forty-third to forty-sixth batches came in (15 of their 24 fell there): t* 90 of 132, endings 169 of
-# 202, told 84.5%, a false onset in 7 of 70. A rule change may only raise these; a batch of sessions no
+# Measured on the held-out folds (docs/validity.md, "The session corpus"): 208 sessions since the
+# forty-third to forty-sixth batches came in (21 of their 34 fell there): t* 95 of 137, endings 174 of
+# 208, told 85.1%, a false onset in 7 of 71. A rule change may only raise these; a batch of sessions no
 # rule has seen moves them to what it measures.
-HELD_OUT_FLOORS = {"t_star_agreement": 0.68, "ending_agreement": 0.83, "told_agreement": 0.84}
+HELD_OUT_FLOORS = {"t_star_agreement": 0.69, "ending_agreement": 0.83, "told_agreement": 0.85}
 HELD_OUT_FALSE_ONSETS_CEILING = 0.10
 
 

@@ -391,3 +391,11 @@ def test_glibs_refused_write_is_a_read_only_onset_whatever_the_status():
 def test_a_tool_that_finds_no_api_key_for_its_provider_is_a_missing_secret():
     output = '{\n  "results": [],\n  "error": "No API key found for provider \\"openai\\". Auth store: /x/auth.json"\n}'
     assert onset("missing_secret", output, exit_code=None, injected=None) is not None
+
+
+def test_the_agents_own_tool_guards_are_walls_only_the_human_can_lift():
+    blocked = '{\n  "status": "error",\n  "error": "Blocked hostname or private/internal/special-use IP address"\n}'
+    assert onset("network_down_download", blocked, exit_code=1, injected=None) is not None
+    outside = "Local media path is not under an allowed directory: /tmp/camera.jpg"
+    assert onset("chown_root", outside, exit_code=1, injected=None) is not None
+    assert onset("chown_root", "Saved /tmp/camera.jpg under an allowed directory.", exit_code=1, injected=None) is None
