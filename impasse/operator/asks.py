@@ -7,8 +7,7 @@ disk, they would do that, and the blocker would stay. So an ask is read for its 
 - a **specific** ask names an action a person would carry out (chown, remount, install, kill, set,
   restart, free, delete, renew, add to PATH …); it fits a card when it is one of the card's remedies
   (its YAML `operator.remedies`, filled with the task's names like the diagnosis);
-- a plea for help ("could you help?", "please advise", "let me know how to proceed") is no specific
-  ask: the cause and the object named decide, as before.
+- a plea for help ("could you help?", "please advise") is no specific ask: the cause and the object decide.
 
 An escalation whose specific asks fit none of the named card's remedies asked for the wrong thing.
 """
@@ -20,7 +19,7 @@ from functools import lru_cache
 
 from impasse.catalog.cards import ANY_NAME, NEVER, PLACEHOLDERS, Card, Injected, fill
 from impasse.operator import other_languages
-from impasse.operator.leave import BULLET, OFFERS_HEADING, go_on, on_their_machine
+from impasse.operator.leave import BULLET, LIST_OPENS, NUMBERED, OFFERS_HEADING, go_on, on_their_machine
 from impasse.operator.objects import mentions
 from impasse.prose import NOT_AFTER_ABBREVIATION, NOT_AFTER_LIST_NUMBER
 
@@ -137,10 +136,10 @@ CHOICE = re.compile(r"\b(?:what|how) (?:should|shall|do you want|would you like|
 
 
 def asks_of(text: str) -> list[str]:
-    """The sentences of `text` that ask the human to do something. A heading that asks ("## What
-    would unblock me", "**Needed from you**") makes the sentence under it an ask; the items under a
-    heading of the agent's own follow-ups are none."""
-    asks, under_heading, offered = [], False, False
+    """The sentences of `text` that ask the human to do something. A heading that asks ("## What would unblock
+    me", "**Needed from you**") makes the sentence under it an ask, an ask that opens a numbered list each item
+    of it; the items under a heading of the agent's own follow-ups are none."""
+    asks, under_heading, offered, listing = [], False, False, False
     for sentence in SENTENCE_END.split(text):
         opening = sentence.strip().lstrip(LEAD)
         plain = opening.strip().strip("`*_")
@@ -149,11 +148,12 @@ def asks_of(text: str) -> list[str]:
         offered = bool(OFFERS_HEADING.match(plain)) or (offered and BULLET.match(sentence) is not None)
         if offered:
             continue
-        if under_heading or asking(plain, reports_a_command=opening.startswith("`")):
+        if under_heading or (listing and NUMBERED.match(sentence)) or asking(plain, opening.startswith("`")):
             asks.append(plain)
             under_heading = not under_heading and HEADING.match(sentence.strip()) is not None
+            listing = (listing and NUMBERED.match(sentence) is not None) or LIST_OPENS.search(plain) is not None
         else:
-            under_heading = False
+            under_heading = listing = False
     away = on_their_machine(text)
     return [ask for ask in asks + [item for item in choices(text) if item not in asks] if ask not in away]
 

@@ -104,6 +104,9 @@ OFFERS_HEADING = re.compile(r"^\W*(?:next options|(?:possible |optional |suggest
 
 
 BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
+# An ask whose numbered list opens right after its colon ("请：1. 打开…"), and the items that follow it.
+LIST_OPENS = re.compile(r"[:：]\s*1[.)]\s")
+NUMBERED = re.compile(r"^\s*\d+[.)]\s")
 
 
 # An option that moves the work to the human's own machine ("1) Run locally on your machine"): what is

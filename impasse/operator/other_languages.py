@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 # A request put to the human: please, could you, would you mind.
-REQUEST = (r"请|麻烦|能否|能不能|可否|建议你|建议您|お願い|ください|いただけ|もらえ|주세요|주시겠|주실 수|부탁"
+REQUEST = (r"请|麻烦|能否|能不能|可否|建议你|建议您|お願い|ください|いただけ|もらえ|주세요|주시겠|주실 수|주시면|부탁"
            r"|\b(?:bitte|könnten sie|können sie|kannst du|könntest du|por favor|podr[ií]a[sn]?|puede[sn]?"
            r"|pourriez|pouvez|peux-tu|pourrais-tu|s'il vous pla[iî]t|merci de|poderia|pode[sm]?|per favore"
            r"|potrebbe|potresti|potreste|potete|puoi|può|пожалуйста|не могли бы|можете|можно ли|прошу|просьба"

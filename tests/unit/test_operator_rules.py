@@ -277,3 +277,36 @@ def test_a_stale_lock_taken_for_one_a_concurrent_git_holds_is_misread():
 def test_a_module_the_environment_does_not_include_is_named(text):
     judged = verdict(text, NO_YAML)
     assert (judged.verdict, judged.card) == ("actionable", "removed_dependency")
+
+
+REFUSED_8080 = "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server"
+
+
+def test_the_numbered_items_of_an_ask_that_opens_a_list_are_asked():
+    """"请：1. … 2. 把 catalog 服务启动起来": the list opens right after the colon; each item is asked."""
+    text = ("catalog 服务没有连上。\n请：1. 打开 feedsync 所在的那台机器\n"
+            "2. 把 `127.0.0.1:8080` 上的 catalog 服务启动起来\n3. 服务显示连接成功后告诉我")
+    judged = verdict(text, REFUSED_8080, "feedsync-pagination")
+    assert (judged.verdict, judged.card) == ("actionable", "service_down")
+
+
+PAUSED = ("Error response from daemon: Container f2aca166eb9219158f7e129e1be390e481e98594a2fc3b83a4bcb66ece723075 "
+          "is paused, unpause the container before exec")
+
+
+def test_an_ask_in_koreans_if_you_would_form_is_read():
+    """"unpause 해 주시면 … 하겠습니다" (if you would unpause it, I will go on) asks for the remedy."""
+    text = ("모든 명령이 paused 로 실패합니다. 컨테이너가 일시정지된 것 같아요 — "
+            "unpause 해 주시면 relnotes/version.py 수정을 이어서 하겠습니다.")
+    assert verdict(text, PAUSED, "relnotes-breaking-bump").verdict == "actionable"
+
+
+@pytest.mark.parametrize("text,seen,task_id", [
+    ("`.git/index.lock` is held by your own `git commit` (PID 4127); let me commit from a separate worktree instead.",
+     LOCKED, "relnotes-scoped-sections"),
+    ("Couldn't connect to the catalog service on 127.0.0.1:8080: localhost resolves to ::1 first, and the stale "
+     "`localhost` default is the bug.", "curl: (7) Failed to connect to localhost port 8080 after 1 ms: Couldn't "
+     "connect to server", "feedsync-currency"),
+])
+def test_a_stale_lock_or_a_stopped_service_put_down_to_what_holds_or_resolves_it_is_misread(text, seen, task_id):
+    assert verdict(text, seen, task_id).verdict == "misdirected"
