@@ -399,3 +399,9 @@ def test_the_agents_own_tool_guards_are_walls_only_the_human_can_lift():
     outside = "Local media path is not under an allowed directory: /tmp/camera.jpg"
     assert onset("chown_root", outside, exit_code=1, injected=None) is not None
     assert onset("chown_root", "Saved /tmp/camera.jpg under an allowed directory.", exit_code=1, injected=None) is None
+
+
+def test_a_push_the_remote_refuses_for_want_of_write_access_is_a_permission_wall():
+    output = ("remote: Permission to danielmiessler/PAI.git denied to procrypto.\nfatal: unable to access "
+              "'https://github.com/danielmiessler/PAI.git/': The requested URL returned error: 403")
+    assert onset("chown_root", output, exit_code=128, injected=None) is not None
