@@ -310,3 +310,9 @@ def test_an_ask_in_koreans_if_you_would_form_is_read():
 ])
 def test_a_stale_lock_or_a_stopped_service_put_down_to_what_holds_or_resolves_it_is_misread(text, seen, task_id):
     assert verdict(text, seen, task_id).verdict == "misdirected"
+
+
+def test_an_error_given_a_kind_of_its_own_is_the_agents_account():
+    text = ("Key error: `curl: (6) Could not resolve host: data.impasse.test`. This is a stale-config mismatch: the "
+            "rates URL was baked into the cached fixture before the host was renamed.")
+    assert verdict(text, UNRESOLVED, "feedsync-currency").verdict == "misdirected"
