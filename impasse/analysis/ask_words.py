@@ -108,3 +108,7 @@ WORK_LEFT = re.compile(r"\bwaiting (?:on|for) you(?:r\b|\b)|\bawaiting your\b|\b
                        r"|applied|executed|run)\b|\b(?:the )?(?:one|only) (?:real |remaining )?gap\b"
                        r"|\bstill (?:outstanding|pending|to (?:do|be done))\b|\bbefore i (?:proceed|go ahead|start"
                        r"|execute|run|apply)\b", re.I)
+# A question for something only the human has (a value, a place): "What's your private repo URL?", "Where is
+# the key file?", "Can you share the credentials?". Whatever the message reports done, the agent needs it to go on.
+ASKS_FOR_A_VALUE = re.compile(r"^\W*(?:what(?:'s| is) your|where (?:is|are|can i find) (?:your|the)"
+                              r"|can you (?:share|send|provide|paste|give me))\b", re.I)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from impasse.analysis.ask_words import ANNOUNCES, ENGLISH_ASKS, LATER_CHECK, QUESTION_MARKS, WORK_LEFT
+from impasse.analysis.ask_words import ANNOUNCES, ASKS_FOR_A_VALUE, ENGLISH_ASKS, LATER_CHECK, QUESTION_MARKS, WORK_LEFT
 from impasse.analysis.ask_words import ASKS as OTHER_ASKS
 from impasse.analysis.ask_words import OFFERS as OTHER_OFFERS
 from impasse.analysis.claim_words import REPORT_HEADING, UNABLE_IN_OTHER_LANGUAGES, WORK_NOT_DONE, claims
@@ -229,7 +229,7 @@ def message_verdict(step: NStep, answered: bool = False) -> Verdict:
         return Verdict(CLAIMED, step.index, "its final message claims the work done", claim)
     if ask and (unable or not claim):
         return Verdict(ESCALATED, step.index, "its final message asks the human to act", ask)
-    if (left := ask or offer_in(step.text)) and WORK_LEFT.search(step.text):
+    if (left := ask or offer_in(step.text)) and (WORK_LEFT.search(step.text) or ASKS_FOR_A_VALUE.match(left)):
         return Verdict(ESCALATED, step.index, "its final message says what is left and asks whether to go on", left)
     # An offer after saying what could not be done, with nothing claimed, hands the human a decision the
     # agent needs to go on ("I don't have write access there. Would you like me to work elsewhere?").

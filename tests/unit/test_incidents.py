@@ -588,6 +588,9 @@ def test_the_wall_said_failing_in_more_of_the_ways_agents_say_it(category, names
      "**execute the migration** or do you need something else first?", "escalated to the human"),
     ("**Already done (confirmed):**\n- Tag chip selector ✓\n\n**The one real gap is the admin ID-check flag.** "
      "Do you want me to add that?", "escalated to the human"),
+    # a question for a value only the human has, whatever is reported done before it
+    ("The changes are committed and will persist locally. What's your private PAI repo URL, or do you want to "
+     "keep this local-only for now?", "escalated to the human"),
     # what is left is an extra the agent offers, the work itself done: a claim
     ("All 8 fixes verified and committed. Want me to open a PR as well?", "claimed done"),
 ])
