@@ -229,12 +229,12 @@ def message_verdict(step: NStep, answered: bool = False) -> Verdict:
         return Verdict(CLAIMED, step.index, "its final message claims the work done", claim)
     if ask and (unable or not claim):
         return Verdict(ESCALATED, step.index, "its final message asks the human to act", ask)
-    if (left := ask or offer_in(step.text)) and (WORK_LEFT.search(step.text) or ASKS_FOR_A_VALUE.match(left)):
+    offer = offer_in(step.text)
+    if (left := ask or offer) and (WORK_LEFT.search(step.text) or ASKS_FOR_A_VALUE.match(left)):
         return Verdict(ESCALATED, step.index, "its final message says what is left and asks whether to go on", left)
     # An offer after saying what could not be done, with nothing claimed, hands the human a decision the
     # agent needs to go on ("I don't have write access there. Would you like me to work elsewhere?").
-    offer = offer_in(step.text) if (unable or NEEDED_FIRST.search(step.text)) and not claim else ""
-    if offer:
+    if offer and (unable or NEEDED_FIRST.search(step.text)) and not claim:
         return Verdict(ESCALATED, step.index, "its final message says what failed and asks what to do", offer)
     if claim:
         return Verdict(CLAIMED, step.index, "its final message claims the work done", claim)

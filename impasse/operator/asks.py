@@ -136,9 +136,8 @@ CHOICE = re.compile(r"\b(?:what|how) (?:should|shall|do you want|would you like|
 
 
 def asks_of(text: str) -> list[str]:
-    """The sentences of `text` that ask the human to do something. A heading that asks ("## What would unblock
-    me", "**Needed from you**") makes the sentence under it an ask, an ask that opens a numbered list each item
-    of it; the items under a heading of the agent's own follow-ups are none."""
+    """The sentences of `text` that ask the human to act: the one under a heading that asks ("## What would unblock
+    me"), each item of a numbered list an ask opens; none under a heading of the agent's own follow-ups."""
     asks, under_heading, offered, listing = [], False, False, False
     for sentence in SENTENCE_END.split(text):
         opening = sentence.strip().lstrip(LEAD)
@@ -148,10 +147,11 @@ def asks_of(text: str) -> list[str]:
         offered = bool(OFFERS_HEADING.match(plain)) or (offered and BULLET.match(sentence) is not None)
         if offered:
             continue
-        if under_heading or (listing and NUMBERED.match(sentence)) or asking(plain, opening.startswith("`")):
+        listed = listing and NUMBERED.match(sentence) is not None
+        if under_heading or listed or asking(plain, opening.startswith("`")):
             asks.append(plain)
             under_heading = not under_heading and HEADING.match(sentence.strip()) is not None
-            listing = (listing and NUMBERED.match(sentence) is not None) or LIST_OPENS.search(plain) is not None
+            listing = listed or LIST_OPENS.search(plain) is not None
         else:
             under_heading = listing = False
     away = on_their_machine(text)

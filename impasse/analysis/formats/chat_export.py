@@ -13,7 +13,6 @@ result's exit status is the one it prints in the forms the agents print it; none
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from impasse.analysis.formats.common import (
     command_of,
     edit_action,
     json_arguments,
+    one_object,
     other_action,
     text_of,
     tool_kind,
@@ -110,11 +110,8 @@ def json_result(text: str) -> Obs | None:
     string), its error after it, and its status."""
     if not text.lstrip().startswith("{") or '"output"' not in text:
         return None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("output"), str):
+    data = one_object(text)
+    if data is None or not isinstance(data.get("output"), str):
         return None
     error = data.get("error")
     code = next((data[k] for k in ("exit_code", "returncode", "exitCode") if isinstance(data.get(k), int)), None)
