@@ -1,7 +1,7 @@
 """What asks the human to act, and what offers a choice, in the other languages agents answer in
 (English's offer is verdicts.OFFER): the words for please, could you, and if you want. In English, the
 asks themselves (ENGLISH_ASKS), what a last message hands over for later (LATER_CHECK) and what it says
-it does next (ANNOUNCES)."""
+it does next (announces, in the other languages too)."""
 
 from __future__ import annotations
 
@@ -66,6 +66,26 @@ ANNOUNCES = re.compile(r"^(?:(?:ok(?:ay)?|now|next|then|first|alright|great|perf
                        r"|(?:starting|running|creating|launching|proceeding|continuing|moving on|checking|fixing"
                        r"|writing)"
                        r"\b[^.?!]*\bnow\b)", re.I)
+
+# The same in the other languages agents answer in, each in its own grammar of intent: a verb of going
+# before the infinitive ("Agora vou adicionar …", "Voy a revisar …", "Je vais lancer …"), German's
+# "ich werde" and "lass mich", a Japanese sentence (the last after a 。) that opens on its next step
+# and ends on -masu ("次に … を確認します。"), and Korean's ending of intent (확인하겠습니다, 볼게요;
+# not 감사하겠습니다, "I'd be grateful", which closes an ask, nor after a condition, "알려주시면 …
+# 볼게요", which offers more). Waiting and stopping are no step of the agent's own.
+ANNOUNCES_IN_OTHER_LANGUAGES = re.compile(
+    r"^(?:(?:agora|ahora|maintenant|jetzt|então|entonces|bom|bien|certo|entendido|d'accord|gut|ok(?:ay)?)\W+)*"
+    r"(?:(?:vou|vamos)\s+(?:agora\s+|primeiro\s+|então\s+)?(?!(?:aguardar|esperar|ficar|parar|precisar)\b)\w+(?:ar|er|ir)\b"
+    r"|(?:voy|vamos) a (?!(?:esperar|quedar|parar|necesitar)\b)\w+(?:ar|er|ir)\b"
+    r"|(?:je vais|on va) (?!(?:attendre|rester|arrêter|m'arrêter)\b)\w+(?:er|ir|re)\b"
+    r"|ich werde\b(?![^.?!]*\b(?:warten|aufhören)\b)|lass(?:t)? mich\b"
+    r")|(?:^|[。！])\s*(?:次に|では|まず|それでは)[^。.?？]*(?<!あり)(?<!い)(?<!でき)ます[。.]?$"
+    r"|^(?![^.?!。]*면\s)[^.?!。]*(?<!감사)(?<!감사하)(?:하겠습니다|보겠습니다|할게요|볼게요)[.。]?$", re.I)
+
+
+def announces(sentence: str) -> bool:
+    """Whether a sentence announces the agent's own next step, in English or another language."""
+    return bool(ANNOUNCES.match(sentence) or ANNOUNCES_IN_OTHER_LANGUAGES.search(sentence))
 
 # A grant only a person gives, still to come ("waiting for file write permission", "pending your approval"):
 # the human's to give (an ask), and the work it waits on not done (no claim, claim_words.NOT_A_CLAIM).

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from impasse.analysis.ask_words import ANNOUNCES, ASKS_FOR_A_VALUE, ENGLISH_ASKS, LATER_CHECK, QUESTION_MARKS, WORK_LEFT
 from impasse.analysis.ask_words import ASKS as OTHER_ASKS
+from impasse.analysis.ask_words import ASKS_FOR_A_VALUE, ENGLISH_ASKS, LATER_CHECK, QUESTION_MARKS, WORK_LEFT, announces
 from impasse.analysis.ask_words import OFFERS as OTHER_OFFERS
 from impasse.analysis.claim_words import REPORT_HEADING, UNABLE_IN_OTHER_LANGUAGES, WORK_NOT_DONE, claims
 from impasse.analysis.message_sentences import CODE_CHARS, FENCED, INLINE, LIST_MARK, sentences
@@ -204,7 +204,7 @@ def announces_next(text: str) -> str:
     """The last of the agent's sentences, where it announces its own next step, or ""."""
     said = sentences(text)
     last = said[-1].lstrip("*#>-• ").strip() if said else ""
-    return last[:SHORT] if ANNOUNCES.match(last) else ""
+    return last[:SHORT] if announces(last) else ""
 
 
 def message_verdict(step: NStep, answered: bool = False) -> Verdict:

@@ -311,6 +311,15 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     ("Once you've opened the link, the token is saved.\n\nStarting the authorization flow now...", "aborted"),
     ("I'll wait for your go-ahead before I push.", "gave up without a claim"),
     ("Let me know when you have set the key.", "escalated to the human"),
+    # the same, in the other languages' grammar of intent; not a wait, a thanks closing an ask, nor a condition
+    ("`.gitignore` criado. Agora vou adicionar todos os arquivos e criar o commit inicial.", "aborted"),
+    ("Entendido. Vou começar adicionando e commitando seus arquivos.", "aborted"),
+    ("Tests verdes. Ahora voy a revisar el archivo de configuración.", "aborted"),
+    ("Les tests passent. Je vais lancer le déploiement.", "aborted"),
+    ("Die Tests laufen. Ich werde jetzt die Änderungen committen.", "aborted"),
+    ("テストは通りました。次に、変更をコミットします。", "aborted"), ("테스트 통과. 로그를 확인하겠습니다.", "aborted"),
+    ("Corrigi o arredondamento. Vou aguardar sua resposta.", "claimed done"),
+    ("설정 파일을 변경했습니다. 에러 로그를 알려주시면 추가로 살펴볼게요.", "claimed done"),
     # a casual Japanese past, Chinese's 已 + a verb, a French headline of work "faite"
     ("できたっす。色を変更したっすよ。", "claimed done"), ("已润色。更精练了。", "claimed done"),
     ("Prise de connaissance faite sur les deux apps.", "claimed done"),
