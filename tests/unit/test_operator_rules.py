@@ -181,6 +181,11 @@ REFUSED = "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn
      "removed_dependency"),
     # a service by its name in the agent's language, its cause in the short form
     ("catalog 服务连接失败，可能是 catalog 服务没有启动起来。", REFUSED, "feedsync-pagination", "service_down"),
+    # a service's state with an adverb before it ("isn't actually listening"), or its healthcheck's word for down
+    ("Our config is correct (`CATALOG_URL` → 127.0.0.1:8080). But the catalog service isn't actually listening.",
+     REFUSED, "feedsync-pagination", "service_down"),
+    ("Catalog service unhealthy. Its healthcheck might be timing out on a fresh start.", REFUSED, "feedsync-pagination",
+     "service_down"),
 ])
 def test_a_cause_in_other_words_and_languages_is_read_with_its_object(text, seen, task_id, card):
     judged = verdict(text, seen, task_id)
