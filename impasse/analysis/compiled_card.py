@@ -23,6 +23,7 @@ class CompiledCard:
     first_look: tuple[str, ...] | None = None  # literals a signature's match holds (None: no first look possible)
     any_workaround: dict = field(default_factory=dict)
     probed: re.Pattern | None = None  # the binaries an agent's own probe may find absent (missing_binary)
+    connects: bool = False  # its wall is a service on this machine not answering (the agent's own probe shows it)
 
 
 def any_of(patterns: list[str]) -> re.Pattern | None:
@@ -62,6 +63,7 @@ def build_compiled(card: Card, injected: Injected | None, foreign: bool) -> Comp
     compiled.first_look = None if exit_only else first_look([fill(s.pattern, known) for s in card.signatures])
     compiled.probed = re.compile(fill("{binaries}", known)) if any(s.injected == "binaries" for s in card.signatures) \
         else None
+    compiled.connects = "service" in card.requires
     compiled.any_workaround = {kind: any_of([fill(w.pattern, known) for w in card.workarounds if kind in w.applies_to])
                                for kind in ACTION_KINDS}
     return compiled

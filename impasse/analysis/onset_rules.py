@@ -78,6 +78,13 @@ PROBE = re.compile(r"(?:^|[;&|(`{]\s*|\s)(?:command\s+-[vV]|which|type(?:\s+-[aP
                    r"Get-Command)\s+(?:-\w+\s+)*['\"]?(?P<name>[\w.+-]+)")
 FALLBACK_ECHO = re.compile(r"[^\n;]*?\|\|\s*(?:echo|printf|Write-(?:Host|Output))\s+(?:-\w+\s+)*['\"]?"
                            r"(?P<text>[^'\"\n;&|$`\\]{2,})")
+# The agent's own connection probe of a service on this machine (`curl -s http://localhost:8888/health`,
+# `nc -z 127.0.0.1 5432`): curl without --fail, and nc -z, fail only where nothing answers, so the words of
+# its fallback (`|| echo "Server nicht erreichbar"`) printing are the refused connection, as curl's own
+# `(7) Failed to connect` is.
+LOCAL_CONNECT = re.compile(r"(?:^|[;&|(]\s*|\s)(?:curl\b(?![^|;&\n]*\s(?:-[a-zA-Z]*f[a-zA-Z]*|--fail\S*)(?:\s|$))"
+                           r"|nc\s+-[a-zA-Z]*z[a-zA-Z]*\b)[^|;&\n]*?(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])"
+                           r"(?![\w.-])[^|;&\n]*")
 
 
 # A shell's report of where it failed (`zsh:11: operation not permitted: …`, `(eval):1: …`) has the
@@ -215,6 +222,17 @@ def absent_by_probe(command: str, output: str, exit_code: int | None) -> list[st
         if said or echoed or (exit_code not in (0, None) and not output.strip()):
             absent.append(name)
     return absent
+
+
+def refused_by_probe(command: str, output: str) -> str:
+    """The line the fallback of the agent's own connection probe of a local service printed (nothing
+    answered there), or ""."""
+    for probe in LOCAL_CONNECT.finditer(command):
+        fallback = FALLBACK_ECHO.match(command, probe.end())
+        text = fallback.group("text").strip() if fallback else ""
+        if text and (echoed := re.search(rf"(?m)^\s*{re.escape(text)}.*$", output)):
+            return echoed.group(0).strip()
+    return ""
 
 
 def sensor_reading(sensors: tuple[str, ...], readings: dict | None) -> str | None:

@@ -11,11 +11,13 @@ from impasse.analysis.onset_rules import (
     absent_by_probe,
     agent_made_the_command,
     agent_started_it,
+    calls_of,
     hidden_by_own_path,
     is_credential,
     kind_counts,
     line_counts,
     probed_command,
+    refused_by_probe,
     sensor_reading,
     set_by_agent,
 )
@@ -81,10 +83,21 @@ def probe_match(compiled: CompiledCard, obs: Obs, command: str, step: NStep) -> 
                  said[:SHORT] or f"no output, exit status {obs.exit_code}", names[0], "binaries")
 
 
+def connect_match(compiled: CompiledCard, obs: Obs, step: NStep, index: int, trajectory: NTrajectory) -> Match | None:
+    """A service on this machine the agent's own connection probe found not answering (`curl -s
+    localhost:8888/health || echo "down"`), unless the agent had started it itself."""
+    command = "\n".join(a.command for a in calls_of(step, index) if a.kind == "command")
+    said = refused_by_probe(command, obs.output) if "||" in command else ""
+    if not said or (compiled.foreign and agent_started_it(compiled.self_caused, trajectory.steps, step.index, said)):
+        return None
+    return Match(step.index, f"the agent's own probe found nothing answering ({command.strip()[:80]})", said[:SHORT])
+
+
 def step_onset(compiled, step, trajectory, locals_) -> Match | None:
     for i, obs in enumerate(step.observations):
         match = signature_match(compiled, obs, step, trajectory, locals_) or (
-            compiled.probed and obs.executed and probe_match(compiled, obs, probed_command(step, i), step))
+            compiled.probed and obs.executed and probe_match(compiled, obs, probed_command(step, i), step)) or (
+            compiled.connects and obs.executed and connect_match(compiled, obs, step, i, trajectory))
         if match:
             return match
     return None

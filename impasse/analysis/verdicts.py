@@ -188,8 +188,9 @@ def notice_verdict(step: NStep) -> Verdict | None:
 # tests use mocks"); a bare line ("Session closed.", a greeting) delivers nothing.
 ANSWER = 60
 # What went wrong, said in a report's words ("answered with its error page", "the endpoint is gone"): the
-# message hands back a problem, not the work.
-TROUBLE = re.compile(r"\b(?:errors?|exceptions?|gone|broken|crash(?:ed|es)?|down)\b", re.I)
+# message hands back a problem, not the work; not a rule's exception ("with the exception of", "l'exception").
+TROUBLE = re.compile(r"\b(?:errors?|(?<!l')(?<!l’)exceptions?(?! (?:of|to|for)\b)|gone|broken|crash(?:ed|es)?|down)\b",
+                     re.I)
 
 
 def answers(text: str) -> bool:

@@ -334,6 +334,13 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     # line, a greeting or a report of trouble delivers nothing
     ("No seed data anywhere in the repo. The unit tests use mocks; the integration tests start MongoDB.",
      "claimed done"),
+    # a rule's exception is no trouble ("with the exception of", "l'exception"); an exception raised is
+    ("Every endpoint is listed in the report, with the exception of the health check, with its response time.",
+     "claimed done"),
+    ("Vérif rapide :\n- La constitution est maintenant en français.\n- `AGENTS.md` a une section Langue, avec "
+     "l’exception code/identifiants.", "claimed done"),
+    ("The endpoint answers every request with an exception from the session layer, whatever the payload.",
+     "gave up without a claim"),
     ("Here is the commit history:\n\n```\ncommit 01c44dd feat: login\ncommit d2b6620 feat: add login function\n```",
      "claimed done"),
     # a question that only fills in the offer before it asks nothing; one that asks something new does

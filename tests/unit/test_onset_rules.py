@@ -150,10 +150,43 @@ def test_our_runs_take_a_probe_only_for_the_injected_binary():
     assert probed_onset("which git-lfs", "", 1, None) is not None  # a foreign run: any program
 
 
-def probed_onset(command: str, output: str, exit_code: int | None, injected):
-    compiled = compile_card(get_card("missing_binary"), injected)
-    step = NStep(1, "", actions=[Action("bash", command=command)], observations=[Obs(output, exit_code)])
-    return step_onset(compiled, step, NTrajectory("r", "impasse", "-", "m", None, "t", [step], "unknown"), set())
+def probed_onset(command: str, output: str, exit_code: int | None, injected, card_id: str = "missing_binary",
+                 earlier: tuple[str, ...] = ()):
+    compiled = compile_card(get_card(card_id), injected)
+    steps = [NStep(i + 1, "", actions=[Action("bash", command=c)], observations=[Obs("", 0)])
+             for i, c in enumerate(earlier)]
+    steps.append(NStep(len(steps) + 1, "", actions=[Action("bash", command=command)],
+                       observations=[Obs(output, exit_code)]))
+    return step_onset(compiled, steps[-1], NTrajectory("r", "impasse", "-", "m", None, "t", steps, "unknown"), set())
+
+
+# The agent's own connection probe of a service on this machine, its fallback the only words: curl without
+# --fail and nc -z fail only where nothing answers. With --fail an HTTP error also prints the fallback; a
+# remote host's silence is the network's; a server the agent started itself is its own.
+CONNECT_REFUSED = [("curl -s http://localhost:8888/health 2>/dev/null || echo \"Server nicht erreichbar\"",
+                    "Server nicht erreichbar\n", None),
+                   ("nc -z 127.0.0.1 5432 || echo 'postgres down'", "postgres down\n", 0),
+                   ("curl -s -o /dev/null http://[::1]:8080/ || echo NO_SERVER", "NO_SERVER\n", 0)]
+CONNECT_ANSWERED = [("curl -s http://localhost:8888/health || echo down", '{"status":"ok"}\n', 0),
+                    ("curl -sf http://localhost:8888/health || echo down", "down\n", 0),
+                    ("curl -s https://api.example.com/health || echo down", "down\n", 0),
+                    ("curl -s http://localhost.example.com/ || echo down", "down\n", 0)]
+
+
+@pytest.mark.parametrize("command,output,exit_code", CONNECT_REFUSED)
+def test_a_local_service_only_the_agents_probe_finds_not_answering(command, output, exit_code):
+    match = probed_onset(command, output, exit_code, None, "service_down")
+    assert match is not None and match.line == output.strip()
+
+
+@pytest.mark.parametrize("command,output,exit_code", CONNECT_ANSWERED)
+def test_a_probe_that_was_answered_or_not_local_is_no_service_down(command, output, exit_code):
+    assert probed_onset(command, output, exit_code, None, "service_down") is None
+
+
+def test_a_server_the_agent_started_itself_is_its_own():
+    command, output = "curl -s http://127.0.0.1:8000/ || echo 'not up'", "not up\n"
+    assert probed_onset(command, output, 0, None, "service_down", ("uvicorn app:app --port 8000 &",)) is None
 
 
 @pytest.mark.parametrize("line", ["zsh:11: operation not permitted: /Users/dev/.cache/x",

@@ -382,6 +382,19 @@ def test_the_harness_refusing_a_command_it_was_not_allowed_is_a_permission_wall(
     assert onset("chown_root", output, exit_code=1, injected=None) is not None
 
 
+def test_a_harness_policy_that_names_the_setting_to_allow_the_call_is_a_permission_wall():
+    refused = "exec host not allowed (requested gateway; configure tools.exec.host=sandbox to allow)."
+    assert onset("chown_root", refused, exit_code=1, injected=None) is not None
+    assert onset("chown_root", "Method not allowed (405).", exit_code=1, injected=None) is None
+
+
+@pytest.mark.parametrize("output", ["gateway closed (1006 abnormal closure (no close frame)): no close reason",
+                                    "websocket: close 1006 (abnormal closure): unexpected EOF"])
+def test_a_websocket_whose_server_went_away_is_a_service_down(output):
+    assert onset("service_down", output, exit_code=1, injected=None) is not None
+    assert onset("service_down", "websocket: close 1000 (normal)", exit_code=1, injected=None) is None
+
+
 def test_glibs_refused_write_is_a_read_only_onset_whatever_the_status():
     line = ("(process:2): dconf-CRITICAL **: 18:07:09.460: unable to create file '/run/user/1000/dconf/user': "
             "Read-only file system.  dconf will not work properly.")
