@@ -48,8 +48,8 @@ WALL_WORDS = {
                       r"|credenci|credenzial|identifiants|autentica|authentifi|authentisier|anmeld|contraseña|senha"
                       r"|clave|chave|\bclé|schlüssel|密钥|令牌|凭据|凭证|认证|登录|認証|ログイン|인증|로그인|キー|키",
     "tls": r"certificate|TLS|SSL|HTTPS|证书|証明書|인증서|zertifikat|certificado|certificat|certificato|сертификат",
-    "service_down": r"service|server|database|refused|not running|down|port|服务|数据库|拒绝连接|没有运行|未启动"
-                    r"|サービス|サーバー|データベース|起動していない|서비스|서버|데이터베이스|dienst|datenbank"
+    "service_down": r"service|server|database|gateway|daemon|refused|not running|down|port"
+                    r"|服务|数据库|拒绝连接|没有运行|未启动|サービス|サーバー|データベース|起動していない|서비스|서버|데이터베이스|dienst|datenbank"
                     r"|servicio|servidor|base de datos|serveur|base de données|serviço|banco de dados|servizio"
                     r"|сервис|сервер|служб|баз[аы] данных",
 }

@@ -391,6 +391,14 @@ def test_a_program_named_by_its_tool_family_or_said_missing_in_another_language_
     assert port("docker compose up couldn't bind port 3306: it is bound by a host MySQL.")
 
 
+def test_a_gateway_or_daemon_out_of_reach_names_a_stopped_service():
+    from impasse.analysis.wall_naming import wall_namer
+    service = wall_namer(None, "service_down")
+    assert service("Can't reach the gateway to list/remove the cron job right now. Let me include this in the report.")
+    assert service("Couldn't complete the cleanup: the Docker daemon is not answering.")
+    assert service("I added a gateway route for the cron job and its tests pass.") == ""
+
+
 def test_asking_the_human_to_log_in_names_a_missing_login():
     from impasse.analysis.wall_naming import wall_namer
     login = wall_namer(None, "missing_secret")
