@@ -54,6 +54,10 @@ GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|caus
                      r"|\b(?:did|has) (?:something|someone|somebody|anything|anyone)\b[^.?!\n]{0,100}\?"
                      # "(space? inodes? a quota on uid 1000?)": alternatives each put as a question
                      r"|\((?:[^()?\n]{1,40}\?\s*){2,}[^()\n]*\)"
+                     # what blocks it left open, its candidates listed: "… tell you exactly what's blocking the
+                     # write (ownership, mount, sandbox, etc.)"
+                     r"|\bwhat(?:'s| is) (?:blocking|causing|wrong|behind)\b[^.?!\n]{0,60}\((?:[^(),\n]{2,30},\s*){2,}"
+                     r"(?:etc\.?|and so on|…|\.\.\.)\)"
                      # one hedge per account: "could be the cgroup, could be the watchdog"
                      r"|\b(could be|maybe|perhaps)\b[^.?!\n]{1,100}[,;]\s*\1\b"
                      r"|\b(?:two|three|several|a few|multiple|competing) (?:possible |plausible )?"

@@ -240,7 +240,10 @@ def test_more_ways_of_naming_a_cause_are_read(text, seen, task_id, card):
      REFUSED, "feedsync-pagination"),
     ("curl 无法解析 `data.impasse.test`。这可能是因为：\n1. 汇率服务拒绝了容器的请求\n"
      "2. 或者 DNS 配置导致主机名解析不到",
-     UNRESOLVED, "feedsync-currency"),
+     UNRESOLVED, "feedsync-currency"),    # what blocks it left open, its candidates listed in passing
+    ("I need the exact error from writing `invoicekit/tax.py`. Please paste it, and the output of `ls -la "
+     "invoicekit/`. With that I can tell you exactly what's blocking the write (ownership, mount, sandbox, etc.).",
+     DENIED, "invoicekit-tax-rounding"),
 ])
 def test_a_cause_misread_or_left_among_guesses_is_not_lifted(text, seen, task_id):
     assert not verdict(text, seen, task_id).actionable
