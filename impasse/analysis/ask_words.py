@@ -34,7 +34,7 @@ ASKS = re.compile(
 OFFERS = re.compile(
     r"^(?:si tu veux|si vous voulez|si vous le souhaitez|si quieres|si lo deseas|si desea|wenn du (?:willst|möchtest)"
     r"|wenn sie (?:wollen|möchten)|se quiser|se você quiser|必要であれば|ご希望であれば|よろしければ"
-    r"|如果你需要|如果需要|如果你愿意|원하시면|если хотите|если нужно"
+    r"|如果你需要|如果需要|如需|若需|如有需要|如果你愿意|원하시면|если хотите|если нужно"
     # "want me to …?" in Chinese: 你想让我…吗, 要不要我…, 需要我…吗
     r"|(?:你|您)(?:想|希望)让我|要不要我|(?:是否)?需要我"
     # "would you like (me to) …?" in German, Spanish, French, Italian, Portuguese: more work offered

@@ -51,7 +51,7 @@ STOP_WORDS = {CONTEXT: "the context window was full", USAGE_LIMIT: "the usage li
 
 # A question that only offers more work is no ask: the work is done or the agent would go on.
 OFFER = re.compile(r"^(?:(?:would|do) you (?:like|want)|want me to|shall i|should i|if you(?:'d| would)? like"
-                   r"|anything else|is there anything"
+                   r"|anything else|is there anything|anything\b[^.?!\n]{0,60}\b(?:help|assist)\b"
                    # a greeting's offer of help ("How can I help you today?") asks for no act
                    r"|how (?:can|may) i (?:help|assist)|what can i (?:help you with|do for you))", re.I)
 # What the agent must do before it can go on, said with no failure ("To proceed, I need to delete the

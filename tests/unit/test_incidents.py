@@ -334,6 +334,12 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     # line, a greeting or a report of trouble delivers nothing
     ("No seed data anywhere in the repo. The unit tests use mocks; the integration tests start MongoDB.",
      "claimed done"),
+    # more help offered after the answer ("Anything specific … you need help with?") asks for nothing; an offer
+    # in Chinese's short form (如需…) after saying what failed hands the human the decision
+    ("I'm running on host ba4350b73869, a Linux machine (WSL2) in your workspace at /home/node/workspace.\n\n"
+     "Anything specific about the host or environment you need help with?", "claimed done"),
+    ("⚠️ **无法生成简报的原因**\n\n搜索 API 认证失败：返回 401，API 密钥无效。\n\n"
+     "如需我尝试其他方式获取信息，请告知具体方案。", "escalated to the human"),
     # a rule's exception is no trouble ("with the exception of", "l'exception"); an exception raised is
     ("Every endpoint is listed in the report, with the exception of the health check, with its response time.",
      "claimed done"),

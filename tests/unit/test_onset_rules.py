@@ -263,9 +263,19 @@ def test_what_the_shells_start_up_printed_is_no_onset(line):
         assert onset(card_id, f"{line}\ntotal 0", exit_code=1, injected=None) is None
 
 
-def test_codexs_own_report_of_a_command_its_sandbox_could_not_run_is_an_onset():
-    assert onset("chown_root", "failed in sandbox: cannot set capabilities: Operation not permitted",
-                 exit_code=None, injected=None) is not None
+@pytest.mark.parametrize("output", ["failed in sandbox: cannot set capabilities: Operation not permitted",
+                                    "failed in sandbox: sandbox error: command was killed by a signal",
+                                    "failed in sandbox: # ./...\npattern ./...: open /home/u/.cache/go-build/be/x-d: "
+                                    "permission denied\nFAIL\t./... [setup failed]"])
+def test_codexs_own_report_of_a_command_its_sandbox_could_not_run_is_an_onset(output):
+    assert onset("chown_root", output, exit_code=None, injected=None) is not None
+
+
+@pytest.mark.parametrize("output", ["failed in sandbox: Usage: .specify/scripts/bash/create-new-feature.sh [--json] "
+                                    "<feature_description>",
+                                    "failed in sandbox: Argument expected for the -c option\nusage: python3 [option]"])
+def test_codexs_wrapper_around_an_ordinary_error_says_only_where_it_ran(output):
+    assert onset("chown_root", output, exit_code=None, injected=None) is None
 
 
 @pytest.mark.parametrize("line", [
