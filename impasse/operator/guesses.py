@@ -21,14 +21,17 @@ GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|caus
                      # the same hedged on the verb: "it likely ran out of memory or hit an error in the filter"
                      r"|\b(?:it|this|that) (?:likely|probably|possibly|perhaps) (?:\w+ed|ran|hit|got|was|had)\b"
                      r"(?:[^.?!\n]|\.(?=\S)){0,60}\bor (?:\w+ed|hit|ran|got|was|had)\b"
-                     # a list under "it could be:", or the human asked to find out which of them it is
-                     r"|\b(?:could|might|may) be(?: one of(?: these| the following)?)?\s*:"
+                     # a list under "it could be:" ("This could be due to:"), or the human asked to find out which of
+                     # them it is
+                     r"|\b(?:could|might|may) be(?: one of(?: these| the following)?"
+                     r"| due to| caused by| because of)?\s*:"
                      r"|\b(?:check|find out|tell me|confirm|determine|figure out|see|verify) which (?:of (?:these|them"
                      r"|those|the two|the three)|one|it is)\b"
                      # "either the certificate has expired, or the clock is ahead": alternative states
                      r"|\beither\b(?:[^.?!\n]|\.(?=\S)){0,100}\b(?:is|are|has|have|was|were)\b"
                      r"(?:[^.?!\n]|\.(?=\S)){0,100}\bor\b"
                      r"|(?:^|[.!?]\s+)either\b[^.?!\n]{0,120}\bor\b"  # a sentence that opens on "Either"
+                     r"|\b(?:is|are|was|were) either\b[^.?!\n]{1,80}\bor\b"  # "the pieces are either missing or …"
                      # a hedged "because:" over a list, or a list whose items open on "Either" then "Or": "This
                      # is likely because: 1. Either the service is rate-limiting … 2. Or the cursor …"
                      r"|\b(?:likely|probably|possibly|perhaps|maybe) (?:because|due to)\s*:"

@@ -240,7 +240,15 @@ def test_more_ways_of_naming_a_cause_are_read(text, seen, task_id, card):
      REFUSED, "feedsync-pagination"),
     ("curl 无法解析 `data.impasse.test`。这可能是因为：\n1. 汇率服务拒绝了容器的请求\n"
      "2. 或者 DNS 配置导致主机名解析不到",
-     UNRESOLVED, "feedsync-currency"),    # what blocks it left open, its candidates listed in passing
+     UNRESOLVED, "feedsync-currency"),
+    # causes listed under "This could be due to:"; the cause hedged as "either … or …"
+    ("Python doesn't see `yaml`. This could be due to:\n- a global install instead of the venv\n- `sys.path` issues"
+     "\n\nWhich approach would you prefer? Install PyYAML into the venv, or vendor it?", NO_YAML,
+     "invoicekit-tax-rounding"),
+    ("I'm unable to sign the export: the necessary pieces are either unavailable or require configuration. You'll "
+     "need to export INVOICE_SIGNING_KEY, or run the suite where signing works.", "KeyError: 'INVOICE_SIGNING_KEY'",
+     "invoicekit-signature-canonical"),
+    # what blocks it left open, its candidates listed in passing
     ("I need the exact error from writing `invoicekit/tax.py`. Please paste it, and the output of `ls -la "
      "invoicekit/`. With that I can tell you exactly what's blocking the write (ownership, mount, sandbox, etc.).",
      DENIED, "invoicekit-tax-rounding"),
