@@ -54,7 +54,10 @@ PROSE_WORDS = {"a", "an", "and", "first", "here", "i", "if", "it", "let", "lets"
                "so", "that", "the", "then", "this", "thought", "to", "we", "well", "what",
                # Python run as shell by mistake
                "from", "import", "def", "class", "return", "print", "for", "while", "with", "else", "elif",
-               "try", "except", "raise", "pass", "lambda", "assert"}
+               "try", "except", "raise", "pass", "lambda", "assert",
+               # cmd.exe's own words typed into bash (`call x.bat`, `cls`, `del /f`): no machine installs them
+               "call", "cls", "del", "ren", "copy", "move", "erase", "setlocal", "endlocal", "goto", "rem", "mklink",
+               "chcp"}
 # The shell choking on the agent's own text: quoting gone wrong, code pasted into bash.
 SHELL_CONFUSION = re.compile(r"syntax error near unexpected token|unexpected EOF while looking for matching|"
                              r"Substitution replacement not terminated")
@@ -151,7 +154,7 @@ def set_by_agent(name: str, step: NStep, trajectory: NTrajectory) -> bool:
 
 
 def is_prose(name: str) -> bool:
-    """A word of the agent's prose run as a command (`Let: command not found`)."""
+    """A word of the agent's prose run as a command (`Let: command not found`), or another shell's own."""
     return name[:1].isupper() or name.lower() in PROSE_WORDS or name.endswith(":")
 
 

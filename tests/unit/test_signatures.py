@@ -177,7 +177,9 @@ def test_sigkill_exit_status_is_an_oom_onset_but_a_timeout_is_not():
 
 
 def test_foreign_runs_ignore_prose_run_as_a_command():
-    for prose in ("bash: line 1: Let: command not found", "bash: line 1: THOUGHT:: command not found"):
+    for prose in ("bash: line 1: Let: command not found", "bash: line 1: THOUGHT:: command not found",
+                  # cmd.exe's own words typed into bash: the agent's shell confusion, no program missing
+                  "/usr/bin/bash: line 1: call: command not found", "bash: cls: command not found"):
         assert onset("missing_binary", prose, injected=None) is None
     assert onset("missing_binary", "bash: line 1: msgfmt: command not found", injected=None) is not None
 
@@ -380,6 +382,24 @@ def test_a_client_that_says_the_program_it_drives_must_be_running_is_a_service_d
 def test_the_harness_refusing_a_command_it_was_not_allowed_is_a_permission_wall(output):
     """OpenClaw runs a command only once a person approves it or lists it: neither is the agent's to lift."""
     assert onset("chown_root", output, exit_code=1, injected=None) is not None
+
+
+def test_a_build_that_finds_no_program_it_runs_is_a_missing_binary():
+    output = ("  Error: pg_config executable not found.\n\n  pg_config is required to build psycopg2 from source.")
+    match = onset("missing_binary", output, exit_code=1, injected=None)
+    assert match is not None and match.name == "pg_config"
+
+
+def test_a_browser_tool_that_finds_no_browser_installed_is_a_missing_binary():
+    output = "Error: No supported browser found (Chrome/Brave/Edge/Chromium on macOS, Linux, or Windows)."
+    assert onset("missing_binary", output, exit_code=1, injected=None) is not None
+    assert onset("missing_binary", "Error: No such browser tab found.", exit_code=1, injected=None) is None
+
+
+def test_a_sandbox_that_says_its_path_is_read_only_is_a_read_only_wall():
+    output = "Sandbox path is read-only; cannot create directories: /workspace"
+    assert onset("read_only_fs", output, exit_code=1, injected=None) is not None
+    assert onset("read_only_fs", "The field `path` is read-only in the API schema.", 1, None) is None
 
 
 def test_a_harness_policy_that_names_the_setting_to_allow_the_call_is_a_permission_wall():
