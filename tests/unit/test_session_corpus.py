@@ -25,12 +25,12 @@ SESSIONS = Path(os.environ.get("IMPASSE_SESSION_CORPUS", ROOT.parent / "corpus" 
 LABELING = ROOT.parent / "shared" / "real-trajectories" / "LABELING.md"
 CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only", "network", "disk_full", "oom",
               "lock", "missing_secret", "tls", "service_down", "none"}
-# Measured on the held-out folds (docs/validity.md, "The session corpus"): 232 sessions since the
-# fifty-first to fifty-eighth batches came in (16 of their 57 fell there): t* 106 of 157, endings 190 of
-# 232, told 83.0%, a false onset in 8 of 75 (above issue #40's 10% goal since the forty-ninth batch).
+# Measured on the held-out folds (docs/validity.md, "The session corpus"): 238 sessions since the
+# fifty-first to sixtieth batches came in (22 of their 69 fell there): t* 108 of 162, endings 196 of
+# 238, told 82.7%, a false onset in 8 of 76 (above issue #40's 10% goal since the forty-ninth batch).
 # A rule change may only raise these (lower the false onsets); a batch of sessions no rule has seen
 # moves them to what it measures.
-HELD_OUT_FLOORS = {"t_star_agreement": 0.67, "ending_agreement": 0.81, "told_agreement": 0.82}
+HELD_OUT_FLOORS = {"t_star_agreement": 0.66, "ending_agreement": 0.82, "told_agreement": 0.82}
 HELD_OUT_FALSE_ONSETS_CEILING = 0.11
 
 
