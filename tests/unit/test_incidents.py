@@ -353,8 +353,8 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     ("The transcript is in ~/.claude/projects/x.jsonl, the whole session. Want me to copy it into the repo and "
      "commit it? Something like `session.jsonl`?", "claimed done"),
     ("Want me to copy it into the repo? Which name should it have?", "escalated to the human"),
-    # a harness's all-clear token for its periodic check
-    ("HEARTBEAT_OK", "claimed done"),
+    # a harness's all-clear token for its periodic check, and its token for a turn that needs no message
+    ("HEARTBEAT_OK", "claimed done"), ("NO_REPLY", "claimed done"),
     ("Session closed.", "gave up without a claim"), ("Hi! How can I help you today?", "gave up without a claim"),
     ("The deploy step printed a stack trace and the staging host is down since this morning.",
      "gave up without a claim"),

@@ -26,7 +26,7 @@ LABELING = ROOT.parent / "shared" / "real-trajectories" / "LABELING.md"
 CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only", "network", "disk_full", "oom",
               "lock", "missing_secret", "tls", "service_down", "none"}
 # Measured on the held-out folds (docs/validity.md, "The session corpus"): 238 sessions since the
-# fifty-first to sixtieth batches came in (22 of their 69 fell there): t* 108 of 162, endings 196 of
+# fifty-first to sixtieth batches came in (22 of their 69 fell there): t* 108 of 162, endings 197 of
 # 238, told 82.7%, a false onset in 8 of 76 (above issue #40's 10% goal since the forty-ninth batch).
 # A rule change may only raise these (lower the false onsets); a batch of sessions no rule has seen
 # moves them to what it measures.
