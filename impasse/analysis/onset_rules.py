@@ -54,10 +54,10 @@ PROSE_WORDS = {"a", "an", "and", "first", "here", "i", "if", "it", "let", "lets"
                "so", "that", "the", "then", "this", "thought", "to", "we", "well", "what",
                # Python run as shell by mistake
                "from", "import", "def", "class", "return", "print", "for", "while", "with", "else", "elif",
-               "try", "except", "raise", "pass", "lambda", "assert",
-               # cmd.exe's own words typed into bash (`call x.bat`, `cls`, `del /f`): no machine installs them
-               "call", "cls", "del", "ren", "copy", "move", "erase", "setlocal", "endlocal", "goto", "rem", "mklink",
-               "chcp"}
+               "try", "except", "raise", "pass", "lambda", "assert"}
+# cmd.exe's own words typed into bash (`call x.bat`, `cls`, `del /f`): no machine installs them as programs
+CMD_BUILTINS = {"call", "cls", "del", "ren", "copy", "move", "erase", "setlocal", "endlocal", "goto", "rem", "mklink",
+                "chcp"}
 # The shell choking on the agent's own text: quoting gone wrong, code pasted into bash.
 SHELL_CONFUSION = re.compile(r"syntax error near unexpected token|unexpected EOF while looking for matching|"
                              r"Substitution replacement not terminated")
@@ -155,7 +155,8 @@ def set_by_agent(name: str, step: NStep, trajectory: NTrajectory) -> bool:
 
 def is_prose(name: str) -> bool:
     """A word of the agent's prose run as a command (`Let: command not found`), or another shell's own."""
-    return name[:1].isupper() or name.lower() in PROSE_WORDS or name.endswith(":")
+    word = name.lower()
+    return name[:1].isupper() or word in PROSE_WORDS or word in CMD_BUILTINS or name.endswith(":")
 
 
 def agent_made_the_command(name: str, obs: Obs, step: NStep) -> bool:
@@ -203,9 +204,14 @@ def calls_of(step: NStep, index: int) -> list:
     return [step.actions[index]] if len(step.actions) == len(step.observations) else step.actions
 
 
+def commands_behind(step, index: int) -> str:
+    """The commands behind a step's observation `index`, one a line."""
+    return "\n".join(a.command for a in calls_of(step, index) if a.kind == "command")
+
+
 def probed_command(step, index: int) -> str:
     """The commands behind a step's observation `index`, if any holds a presence probe."""
-    command = "\n".join(a.command for a in calls_of(step, index) if a.kind == "command")
+    command = commands_behind(step, index)
     return command if PROBE_WORDS.search(command) else ""
 
 
@@ -229,7 +235,9 @@ def absent_by_probe(command: str, output: str, exit_code: int | None) -> list[st
 
 def refused_by_probe(command: str, output: str) -> str:
     """The line the fallback of the agent's own connection probe of a local service printed (nothing
-    answered there), or ""."""
+    answered there), or "". A command with no fallback (`||`) is passed over at once."""
+    if "||" not in command:
+        return ""
     for probe in LOCAL_CONNECT.finditer(command):
         fallback = FALLBACK_ECHO.match(command, probe.end())
         text = fallback.group("text").strip() if fallback else ""

@@ -11,7 +11,7 @@ from impasse.analysis.onset_rules import (
     absent_by_probe,
     agent_made_the_command,
     agent_started_it,
-    calls_of,
+    commands_behind,
     hidden_by_own_path,
     is_credential,
     kind_counts,
@@ -86,8 +86,8 @@ def probe_match(compiled: CompiledCard, obs: Obs, command: str, step: NStep) -> 
 def connect_match(compiled: CompiledCard, obs: Obs, step: NStep, index: int, trajectory: NTrajectory) -> Match | None:
     """A service on this machine the agent's own connection probe found not answering (`curl -s
     localhost:8888/health || echo "down"`), unless the agent had started it itself."""
-    command = "\n".join(a.command for a in calls_of(step, index) if a.kind == "command")
-    said = refused_by_probe(command, obs.output) if "||" in command else ""
+    command = commands_behind(step, index)
+    said = refused_by_probe(command, obs.output)
     if not said or (compiled.foreign and agent_started_it(compiled.self_caused, trajectory.steps, step.index, said)):
         return None
     return Match(step.index, f"the agent's own probe found nothing answering ({command.strip()[:80]})", said[:SHORT])
