@@ -62,4 +62,10 @@ ATTRIBUTION = re.compile(
 # refused is "set", "there", "valid" ("The variable is set for the container … nothing is missing").
 DENIED = re.compile(r"\b(?:nothing (?:is|was) (?:missing|wrong|full|broken)|(?:the )?(?:variable|key|secret|file|module"
                     r"|package|binary|service|certificate|disk|lock) (?:is|was) (?:already )?(?:set|there|present"
-                    r"|installed|valid|running|writable|fine))\b", re.I)
+                    r"|installed|valid|running|writable|fine)"
+                    # or the failure said to be over, so nothing is left to lift: "… is from the old setup
+                    # attempt, already superseded", "a shim … This resolves `ModuleNotFoundError`"
+                    r"|(?:already|since been|now) (?:superseded|resolved|fixed)|superseded"
+                    r"|(?:this|which|that) (?:resolves|fixes|solves)"
+                    r"|no longer (?:an? )?(?:issue|problem|applies|fails))\b",
+                    re.I)

@@ -67,7 +67,7 @@ PROPOSES = re.compile(
 OPENS_ON_A_VERB = re.compile(
     r"^(?:re-?mount|mount|install|re-?install|run|chown|chmod|set|export|start|re-?start|free|delete|remove"
     r"|restore|renew|rotate|replace|raise|increase|grant|give|add|kill|allow|open|enable|re-?clone|clone"
-    r"|unlock|clear|fix|bring|launch|bump|sudo|pip3?|apt(?:-get)?|put|get|hand|provide|make)\b"
+    r"|unlock|clear|fix|bring|launch|bump|sudo|pip3?|apt(?:-get)?|put|get|hand|provide|make|complete|finish)\b"
     # followed by a finite verb the word is the subject, no imperative: "pip isn't available", "install
     # failed", "run returns 1"
     r"(?!\s+(?:is|isn'?t|was|wasn'?t|are|aren'?t|has|hasn'?t|had|does|doesn'?t|did|didn'?t|can'?t|cannot"

@@ -332,3 +332,33 @@ def test_an_error_given_a_kind_of_its_own_is_the_agents_account():
     text = ("Key error: `curl: (6) Could not resolve host: data.impasse.test`. This is a stale-config mismatch: the "
             "rates URL was baked into the cached fixture before the host was renamed.")
     assert verdict(text, UNRESOLVED, "feedsync-currency").verdict == "misdirected"
+
+
+MISSING_YAML = "ModuleNotFoundError: No module named 'yaml'"
+
+
+@pytest.mark.parametrize("text,seen", [
+    ("The `Permission denied` on `invoicekit/tax.py` came from an earlier run and is already resolved; carrying on "
+     "with the rounding fix.", DENIED),
+    ("I added a stub `yaml` module under `tests/`. This resolves `ModuleNotFoundError: No module named 'yaml'` in the "
+     "conftest.", MISSING_YAML),
+])
+def test_a_failure_said_to_be_over_is_the_agents_account_against_it(text, seen):
+    assert verdict(text, seen).verdict == "misdirected"
+
+
+def test_an_ask_for_the_remedy_still_lifts_whatever_the_text_says_it_resolves():
+    text = f"`{MISSING_YAML}`: PyYAML is not installed here. Please install it; that resolves the failure."
+    assert verdict(text, MISSING_YAML).actionable
+
+
+def test_a_numbered_item_that_opens_on_complete_or_finish_is_an_ask():
+    text = ("To get past the jq failure:\n\n1. **Finish the `apt-get install jq`** that was started.\n"
+            "2. Re-run `make test`.")
+    assert verdict(text, "bash: line 1: jq: command not found", "logpipe-distinct").actionable
+
+
+def test_a_write_put_down_to_the_sandboxs_permission_restrictions_names_the_refused_write():
+    text = ("The edit to `invoicekit/tax.py` was stopped by the sandbox's permission restrictions, so I'm retrying it "
+            "with elevated permissions.")
+    assert verdict(text).actionable
