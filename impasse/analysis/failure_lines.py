@@ -119,3 +119,21 @@ def is_failure_line(line: str) -> bool:
         return bool(UNREACHABLE.search(text))
     return bool(EXCEPTION_LINE.match(text) or CRASH_LOCATION.match(text) or TOOL_ERROR.match(text)
                 or COMPILER_ERROR.match(text) or UNREACHABLE.search(text))
+
+
+# A cause chain printed under a warning (cargo's and anyhow's: `warning: failed to auto-clean cache data`, a
+# context line, then `Caused by:` blocks down to `  Access is denied. (os error 5)`) is the warning's, whatever
+# the command's status: the run went on past it.
+CAUSED_BY = re.compile(r"^\s*Caused by:\s*$")
+HEADER = re.compile(r"^(?:error|fatal|warning)\b", re.I)
+CHAIN_REACH = 30  # lines looked back for the chain's head
+
+
+def in_a_warnings_chain(text: str, start: int) -> bool:
+    chained = False
+    for line in reversed(text[:text.rfind("\n", 0, start) + 1].splitlines()[-CHAIN_REACH:]):
+        if CAUSED_BY.match(line):
+            chained = True
+        elif HEADER.match(line):
+            return chained and WARNING.match(line) is not None
+    return False

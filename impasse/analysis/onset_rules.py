@@ -12,9 +12,9 @@ all, so a zero (or missing) status does not mean nothing failed. The rules (docs
    pytest's crash location that names it (`pkg/module.py:27: KeyMissing`), a tool's own error
    (`fatal: …`, `error: …`, `sed: …: Read-only file system`, `bash: jq: command not found`,
    `curl: (7) …`), a pytest failure line (`E   …`, `FAILED … - …`), or a client's
-   connection, resolution or certificate error. A warning is not an onset (`WARNING: …`,
-   `DeprecationWarning: …`), except one that names an unreachable resource (pip's `WARNING:
-   Retrying … NewConnectionError …`): it says the network is gone.
+   connection, resolution or certificate error. A warning is not an onset, whatever the status (`WARNING: …`,
+   `DeprecationWarning: …`, and the cause chain cargo prints under one), except one that names an
+   unreachable resource (pip's `WARNING: Retrying … NewConnectionError …`): it says the network is gone.
 3. On our own runs, a runtime sensor the card names (its `sensors`) that moved during a call is an
    onset whatever the text says: the kernel's OOM-kill counter, for a pipeline member killed in
    silence. Foreign runs have no sensors; their onsets come from the text alone.
@@ -31,7 +31,14 @@ from __future__ import annotations
 
 import re
 
-from impasse.analysis.failure_lines import COMPILER_ERROR, CRASH_LOCATION, SPAWN_FAILED, bare, is_failure_line
+from impasse.analysis.failure_lines import (
+    COMPILER_ERROR,
+    CRASH_LOCATION,
+    SPAWN_FAILED,
+    WARNING,
+    bare,
+    is_failure_line,
+)
 from impasse.analysis.normal_form import NStep, NTrajectory, Obs
 
 # grep -n / grep -rn output, `cat -n` or editor listings, and diff lines: quoted text, not a report.
@@ -110,6 +117,11 @@ def line_counts(line: str, exit_code: int | None) -> bool:
     """Whether a line that matched a signature is an onset, given the command's exit status."""
     if is_listing(line):
         return False
+    # a warning is no failure whatever the status says (`warning: could not open directory 'AppData/…':
+    # Permission denied` from a `git add .` that failed for another reason); one that names an unreachable
+    # resource still says the network is gone
+    if WARNING.match(bare(line)):
+        return is_failure_line(line)
     return exit_code not in (0, None) or is_failure_line(line)
 
 

@@ -5,6 +5,7 @@ itself where nothing is known of what was injected."""
 from __future__ import annotations
 
 from impasse.analysis.compiled_card import CompiledCard, Match
+from impasse.analysis.failure_lines import in_a_warnings_chain
 from impasse.analysis.first_look import may_match
 from impasse.analysis.normal_form import NStep, NTrajectory, Obs
 from impasse.analysis.onset_rules import (
@@ -52,7 +53,8 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
         for found in regex.finditer(output):
             line = matching_line(output, found.start()) if signature.pattern else ""
             # A zero or unrecorded status hides nothing: the line itself must say it failed.
-            if signature.pattern and not line_counts(line, obs.exit_code):
+            if signature.pattern and (not line_counts(line, obs.exit_code)
+                                      or in_a_warnings_chain(output, found.start())):
                 continue
             name = found.groupdict().get("name")
             if compiled.foreign and name is not None and (

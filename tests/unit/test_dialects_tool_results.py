@@ -32,6 +32,10 @@ CLAUDE = [
     ((REJECTED, True), (REJECTED + "\n", 1), (1, False, False)),
     (("[Request interrupted by user for tool use]", True), ("[Request interrupted by user for tool use]\n", 1),
      (1, False, False)),
+    # the human stopped a running command: its status is the stop's signal, not the command's (the annotator)
+    (("Exit code 137\n[Request interrupted by user for tool use]", True),
+     ("[Request interrupted by user for tool use]\n", 137), (None, False, True)),
+    (("Exit code 137\nKilled", True), ("Killed\n", 137), (137, False, True)),
     (("(Bash completed with no output)", False), ("", 0), (None, False, True)),
     (("Exit code 3\nnot an error", False), ("Exit code 3\nnot an error\n", 0), (None, False, True)),  # not is_error
     (("src/app.ts\nsrc/main.ts\n" + REMINDER, None), ("src/app.ts\nsrc/main.ts\n", 0), (None, False, True)),

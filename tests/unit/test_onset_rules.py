@@ -292,3 +292,31 @@ def test_a_structured_error_or_an_error_line_in_another_language_counts_at_exit_
                                   '{"last_error": "", "retries": 0}', "Fehlerbehandlung: unverändert"])
 def test_an_empty_error_field_or_a_word_that_only_begins_like_error_is_none(line):
     assert not is_failure_line(line)
+
+
+CARGO_CHAIN = ("warning: failed to auto-clean cache data\n\nfailed to clean entries from the global cache\n\n"
+               "Caused by:\n  failed to remove file `C:\\Users\\dev\\.cargo\\registry\\src\\data.rs`\n\n"
+               "Caused by:\n"
+               "  Access is denied. (os error 5)\n    Checking app v1.3.0 (G:\\app\\src-tauri)")
+
+
+def test_a_cause_chain_under_a_warning_is_the_warnings_whatever_the_status():
+    assert kinded("chown_root", CARGO_CHAIN, COMMAND, 124) is None
+    as_error = CARGO_CHAIN.replace("warning: failed to auto-clean", "error: failed to auto-clean")
+    assert kinded("chown_root", as_error, COMMAND, 101) is not None  # the same chain under an error is one
+
+
+def test_a_warning_line_is_no_onset_even_where_the_command_failed():
+    line = "warning: could not open directory 'AppData/Local/Application Data/': Permission denied"
+    assert kinded("chown_root", line, COMMAND, 128) is None
+    assert kinded("chown_root", line.removeprefix("warning: "), COMMAND, 128) is not None
+
+
+@pytest.mark.parametrize("output,exit_code", [
+    ("Exception calling \"ReadAllBytes\" with \"1\" argument(s): \"The process cannot access the file "
+     "'C:\\Users\\dev\\Desktop\\test\n.csv' because it is being used by another process.\"", 1),
+    ("FAILED C:\\Games\\Editor\\Saved\\webcache\\Cookies: The process cannot access the file because it is being used "
+     "by another process.", 0),
+])
+def test_windows_sharing_violation_is_a_file_another_process_holds(output, exit_code):
+    assert kinded("git_index_lock", output, COMMAND, exit_code) is not None

@@ -22,7 +22,7 @@ from impasse.analysis.formats.common import (
     verdict_of,
 )
 from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
-from impasse.dialects.claude_code import REJECTED, TIMEOUT_LINE, failed_status
+from impasse.dialects.claude_code import INTERRUPTED, REJECTED, TIMEOUT_LINE, failed_status
 from impasse.vocabulary import Tool
 
 SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code writes itself (API errors, interruptions)
@@ -69,9 +69,12 @@ def result_obs(block: dict, kind: str) -> Obs:
     """A tool_result: its text; `is_error` is a failure, its status the `Exit code N` a failed
     command's text begins with, else FAILED_STATUS_UNKNOWN; a result without it records no status.
     `Command timed out after …` is the Bash tool's own timeout (timed_out); a call the human
-    rejected never ran (executed false)."""
+    rejected never ran (executed false); one the human stopped mid-run (`Exit code 137` then `[Request
+    interrupted by user for tool use]`) ended on the stop's signal, so its status is none of the command's."""
     text = text_of(block.get("content"))
-    code = failed_status(text)[1] if block.get("is_error") is True else None
+    rest, status = failed_status(text)
+    stopped = rest != text and rest.lstrip().startswith(INTERRUPTED)  # an exit line, then the human's stop
+    code = status if block.get("is_error") is True and not stopped else None
     return Obs(text, code, kind=kind, timed_out=text.startswith(TIMEOUT_LINE),
                executed=not text.startswith(REJECTED))
 
