@@ -161,7 +161,9 @@ HEADLINE = re.compile(r"^\W*[\w`'./ -]{2,60}?\s(?:addressed|fixed|resolved|remov
                       r"|merged|deployed|applied|completed|cleaned up|migrated|replaced)(?:\s+and\s+\w+)?\W*$", re.I)
 # A report's heading over what was done ("## Summary", "Summary of changes:", "## Summary: Before/After
 # Risk Reduction", "What changed"): a claim where nothing in the message says the work could not be done.
-REPORT_HEADING = re.compile(r"^\W*(?:(?:here(?:'s| is) )?(?:a |the )?(?:short |quick |brief )?summary(?: of (?:the )?"
+# (a status report's own: "PR status summary:")
+REPORT_HEADING = re.compile(r"^\W*(?:(?:here(?:'s| is) )?(?:a |the )?(?:short |quick |brief |[\w-]+ status )?"
+                            r"summary(?: of (?:the )?"
                             r"(?:changes|fixes|work|what (?:i did|changed|was done)))?"
                             r"|(?:key |main )?changes(?: made)?|implementation (?:summary|notes)"
                             r"|work (?:done|completed)"

@@ -198,7 +198,8 @@ def answers(text: str) -> bool:
     more ("Anything else?"), and the blocks it shows hold at least ANSWER characters."""
     said = [s for s in sentences(text) if not (s.endswith(QUESTION_MARKS) or offers(s.lstrip("*#>-• ")))]
     shown = sum(len(block) for block in FENCED.findall(text or ""))
-    return sum(len(s) for s in said) + shown >= ANSWER and not any(TROUBLE.search(s) for s in said)
+    # a word in inline code is a name (a branch `fix/…-timestamp-crash`), not trouble said
+    return sum(len(s) for s in said) + shown >= ANSWER and not any(TROUBLE.search(INLINE.sub(" ", s)) for s in said)
 
 
 def announces_next(text: str) -> str:

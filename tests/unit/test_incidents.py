@@ -349,6 +349,11 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
      "gave up without a claim"),
     ("Here is the commit history:\n\n```\ncommit 01c44dd feat: login\ncommit d2b6620 feat: add login function\n```",
      "claimed done"),
+    # a word inside inline code is a name, not trouble said (a branch named `…-timestamp-crash`)
+    ("The PR is closed, not merged. Head branch: `fix/ui-timestamp-crash` at `fd29fc9`; no reviews, no check runs.",
+     "claimed done"),
+    # a status report's heading over what it found
+    ("Nightly status summary:\n- PR #7: closed\n- CI: none", "claimed done"),
     # a question that only fills in the offer before it asks nothing; one that asks something new does
     ("The transcript is in ~/.claude/projects/x.jsonl, the whole session. Want me to copy it into the repo and "
      "commit it? Something like `session.jsonl`?", "claimed done"),
