@@ -354,6 +354,8 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
      "claimed done"),
     # a status report's heading over what it found
     ("Nightly status summary:\n- PR #7: closed\n- CI: none", "claimed done"),
+    # Chinese's 已 + a verb of a service brought up, after its subject ("the agent is online, waiting for tasks")
+    ("监控代理已上线，等待下一次巡检任务。", "claimed done"), ("服务已启动失败。", "gave up without a claim"),
     # a question that only fills in the offer before it asks nothing; one that asks something new does
     ("The transcript is in ~/.claude/projects/x.jsonl, the whole session. Want me to copy it into the repo and "
      "commit it? Something like `session.jsonl`?", "claimed done"),
