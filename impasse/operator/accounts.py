@@ -24,8 +24,14 @@ RULED_OUT_AFTER = re.compile("^" + CLAUSE + r"{0,30}\b(?:(?:is|was)(?: not|n't) 
                              r"|^" + CLAUSE + r"{0,30}\b(?:is|are)(?: not|n't) (?:needed|required)\b", re.I)
 
 
+# "ready to use, even without the catalog service running": what the work does without is no cause of it
+EVEN = re.compile(r"\beven\s*$", re.I)
+
+
 def ruled_out(text: str, match: re.Match) -> bool:
-    return bool(RULED_OUT_BEFORE.search(text[:match.start()]) or RULED_OUT_AFTER.search(text[match.end():]))
+    before = text[:match.start()]
+    return bool(RULED_OUT_BEFORE.search(before) or RULED_OUT_AFTER.search(text[match.end():])
+                or (match[0].lower().startswith("without") and EVEN.search(before)))
 
 
 # The words that give a reason: "… because …", "due to …", "caused by …".
@@ -40,6 +46,8 @@ ATTRIBUTION = re.compile(
     rf"|{WHY}|my (?:best )?guess|i'?d guess|presumably|i assume"
     # what the error is taken to show: "`jq: not found`, which suggests a stale image"
     r"|suggests|indicates|points to"
+    # what the error is said to come from as a rule: "'Connection refused' often comes from urllib when …"
+    r"|(?:often|usually|typically|commonly) (?:comes?|happens?|occurs?|means?|arises?) (?:from|when|because|if)"
     # the error given a kind of its own: "This is a stale-config mismatch", "this is a race"
     r"|this is an? (?:[\w-]+ ){0,3}(?:mismatch|race(?: condition)?|conflict|bug))\b"
     # a cause given under its own label: "**Cause:** …", "Causa:", "Ursache:", "原因："
@@ -67,5 +75,6 @@ DENIED = re.compile(r"\b(?:nothing (?:is|was) (?:missing|wrong|full|broken)|(?:t
                     # attempt, already superseded", "a shim … This resolves `ModuleNotFoundError`"
                     r"|(?:already|since been|now) (?:superseded|resolved|fixed)|superseded"
                     r"|(?:this|which|that) (?:resolves|fixes|solves)"
-                    r"|no longer (?:an? )?(?:issue|problem|applies|fails))\b",
+                    r"|no longer (?:an? )?(?:issue|problem|applies|fails)"
+                    r"|(?:resolv|fix|solv)(?:es|ed|ing) the [^\n]{0,160}?\berror)\b",
                     re.I)

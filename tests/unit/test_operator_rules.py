@@ -362,3 +362,20 @@ def test_a_write_put_down_to_the_sandboxs_permission_restrictions_names_the_refu
     text = ("The edit to `invoicekit/tax.py` was stopped by the sandbox's permission restrictions, so I'm retrying it "
             "with elevated permissions.")
     assert verdict(text).actionable
+
+
+def test_what_the_work_does_even_without_is_no_cause_named():
+    text = "The sync is ready to use right now, even without the catalog service running. Docs are updated too."
+    seen = "urllib.error.URLError: <urlopen error [Errno 111] Connection refused>"
+    assert verdict(text, seen, "feedsync-currency").verdict == "vague"
+
+
+@pytest.mark.parametrize("text,seen,task_id", [
+    ("I see it now: `Connection refused` on 127.0.0.1:8080 usually comes from urllib when `http_proxy` is set, so "
+     "the request goes to the proxy. Let me open the catalog URL with a `ProxyHandler({})`.",
+     "ConnectionRefusedError: [Errno 111] Connection refused", "feedsync-currency"),
+    ("Fixed on the way: the stale index. Touching `toolz/itertoolz.py` made git rescan it, resolving the "
+     "`Unable to create '/workspace/.git/index.lock': File exists.` error.", LOCKED, "relnotes-scoped-sections"),
+])
+def test_an_error_said_to_come_from_something_as_a_rule_or_resolved_by_the_agent_is_its_account(text, seen, task_id):
+    assert verdict(text, seen, task_id).verdict == "misdirected"
