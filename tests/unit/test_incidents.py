@@ -361,7 +361,7 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
      "commit it? Something like `session.jsonl`?", "claimed done"),
     ("Want me to copy it into the repo? Which name should it have?", "escalated to the human"),
     # a harness's all-clear token for its periodic check, and its token for a turn that needs no message
-    ("HEARTBEAT_OK", "claimed done"), ("NO_REPLY", "claimed done"),
+    ("HEARTBEAT_OK", "claimed done"), ("NO_REPLY", "claimed done"), ("[SILENT]", "claimed done"),
     ("Session closed.", "gave up without a claim"), ("Hi! How can I help you today?", "gave up without a claim"),
     ("The deploy step printed a stack trace and the staging host is down since this morning.",
      "gave up without a claim"),

@@ -320,3 +320,10 @@ def test_a_warning_line_is_no_onset_even_where_the_command_failed():
 ])
 def test_windows_sharing_violation_is_a_file_another_process_holds(output, exit_code):
     assert kinded("git_index_lock", output, COMMAND, exit_code) is not None
+
+
+@pytest.mark.parametrize("output", ["ping: socket: Operation not permitted",
+                                    "ping: socktype: SOCK_RAW\nping: socket: Permission denied",
+                                    "Cannot open netlink socket: Operation not permitted"])
+def test_a_socket_only_privilege_opens_refused_by_the_sandbox_is_a_permission_wall(output):
+    assert kinded("chown_root", output, COMMAND, 2) is not None
