@@ -25,13 +25,13 @@ SESSIONS = Path(os.environ.get("IMPASSE_SESSION_CORPUS", ROOT.parent / "corpus" 
 LABELING = ROOT.parent / "shared" / "real-trajectories" / "LABELING.md"
 CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only", "network", "disk_full", "oom",
               "lock", "missing_secret", "tls", "service_down", "none"}
-# Measured on the held-out folds (docs/validity.md, "The session corpus"): 244 sessions since the
-# fifty-first to sixty-second batches came in (28 of their 82 fell there): t* 113 of 167, endings 200 of
-# 244, told 81.9%, a false onset in 8 of 77 (above issue #40's 10% goal since the forty-ninth batch).
+# Measured on the held-out folds (docs/validity.md, "The session corpus"): 265 sessions since the
+# sixty-third to seventieth batches came in (21 of their 63 fell there): t* 120 of 183, endings 216 of
+# 265, told 81.8%, a false onset in 8 of 82 (under issue #40's 10% goal again).
 # A rule change may only raise these (lower the false onsets); a batch of sessions no rule has seen
 # moves them to what it measures.
-HELD_OUT_FLOORS = {"t_star_agreement": 0.66, "ending_agreement": 0.81, "told_agreement": 0.81}
-HELD_OUT_FALSE_ONSETS_CEILING = 0.11
+HELD_OUT_FLOORS = {"t_star_agreement": 0.65, "ending_agreement": 0.81, "told_agreement": 0.81}
+HELD_OUT_FALSE_ONSETS_CEILING = 0.10
 
 
 def rows(name: str) -> list[dict]:
