@@ -327,3 +327,13 @@ def test_windows_sharing_violation_is_a_file_another_process_holds(output, exit_
                                     "Cannot open netlink socket: Operation not permitted"])
 def test_a_socket_only_privilege_opens_refused_by_the_sandbox_is_a_permission_wall(output):
     assert kinded("chown_root", output, COMMAND, 2) is not None
+
+
+def test_the_shell_refused_entry_to_a_directory_is_a_permission_wall():
+    assert kinded("chown_root", "/usr/bin/bash: line 2: cd: /root/.hermes: Permission denied", COMMAND, 126) is not None
+
+
+def test_a_c_library_older_than_a_program_needs_is_a_missing_dependency():
+    line = ("/root/.nvm/versions/node/v22.1.0/bin/gws: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.39' not found "
+            "(required by /root/.nvm/versions/node/v22.1.0/bin/gws)")
+    assert kinded("removed_dependency", line, COMMAND, 1) is not None
