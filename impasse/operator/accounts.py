@@ -8,11 +8,16 @@ import re
 
 # A cause the text rules out is not named: "this isn't a read-only mount", "rather than a permission
 # problem", "it's not the disk", "… is not the cause", "ruled out a full disk"; nor one only warded off.
-CLAUSE = r"[^.,;:!?\n—]"  # what stays inside one clause
+CLAUSE = r"(?:[^.,;:!?\n—]|\.(?=\S))"  # what stays inside one clause (a dot inside a name: `.git/index.lock`)
 RULED_OUT_BEFORE = re.compile(r"(?:(?:\b(?:is|was|it'?s|that'?s|this'?s)\s+not|\bisn'?t|\bwasn'?t|\bnot)"
                               r"\s+(?:a|an|the|because of|due to|about|caused by)|\brather than|\binstead of"
                               r"|\bruled? out|\bno sign of|\bnothing to do with|\bdoesn'?t look like"
                               r"|\bnothing (?:is|was)"
+                              # the same contrast in other languages: "Vấn đề không nằm ở `.git/index.lock`, mà ở
+                              # …", "问题不在于…而在于…", "ce n'est pas …, mais …", "no es … sino …"
+                              r"|kh[oô]ng (?:ph[aả]i|n[aằ]m [oở])(?: l[aà]| do)?|不是|并非|不在于|不在"
+                              r"|ce n'est pas|n'est pas (?:dû|lié)|\bno es (?:por|un|una|el|la|culpa)|\bno se debe a"
+                              r"|\bnão é (?:por|um|uma|o|a)|\bnão se deve a"
                               # a risk the change wards off is no failure now: "… to avoid disk space issues"
                               r"|\b(?:to|and|so as to) (?:avoid|prevent)|\bguard(?:s|ing)? against)\b"
                               + CLAUSE + "{0,25}$", re.I)

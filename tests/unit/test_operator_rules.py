@@ -379,3 +379,26 @@ def test_what_the_work_does_even_without_is_no_cause_named():
 ])
 def test_an_error_said_to_come_from_something_as_a_rule_or_resolved_by_the_agent_is_its_account(text, seen, task_id):
     assert verdict(text, seen, task_id).verdict == "misdirected"
+
+
+@pytest.mark.parametrize("text", [
+    "`tests/test_config.py` 失败是因为当前环境缺少 `yaml` 库（PyYAML），这和原有 `conftest.py` 的情况一样。",
+    "Bộ test bị chặn bởi thiếu `PyYAML` trong môi trường Python, nên tôi sẽ kiểm tra bằng standard library.",
+])
+def test_the_package_named_after_lacking_in_chinese_or_vietnamese_is_named(text):
+    assert verdict(text, MISSING_YAML).actionable
+
+
+def test_a_variable_nothing_holds_in_chinese_is_named():
+    text = "好的，环境变量里和 `.env` 里都没有 `INVOICE_SIGNING_KEY`。签名导出在这里跑不了。"
+    assert verdict(text, "KeyError: 'INVOICE_SIGNING_KEY'").actionable
+
+
+@pytest.mark.parametrize("text", [
+    "Vấn đề không nằm ở `.git/index.lock`, mà ở hook `pre-commit`: nó đọc `relnotes/__version__.py`, file không có.",
+    "问题不在于 `.git/index.lock`，而在于 `pre-commit` 钩子读取了不存在的 `relnotes/__version__.py`。",
+    "The problem isn't the `.git/index.lock`; the pre-commit hook reads a `relnotes/__version__.py` that is not there.",
+])
+def test_a_cause_ruled_out_in_a_contrast_is_not_named_whatever_the_language_or_a_dot_in_its_name(text):
+    seen = "rm: cannot remove '.git/index.lock': Permission denied"
+    assert not verdict(text, seen, "relnotes-breaking-bump").actionable
