@@ -16,7 +16,8 @@ MAX_TURNS = "max_turns"  # the agent's own turn or step limit (`error_max_turns`
 CUT_OFF = "cut_off"  # the last reply called a tool and the log holds nothing after it: killed, or still being written
 HALTED = "halted"  # the agent stopped itself with an error of its own (a loop detector, a crash it reported)
 ERRORED = "errored"  # an error of the harness that ran it ended the session (an Inspect sample's error)
-STOPS = (INTERRUPTED, API_ERROR, USAGE_LIMIT, CONTEXT, MAX_TURNS, CUT_OFF, HALTED, ERRORED)
+MAX_TOKENS = "max_tokens"  # the last reply reached its output token limit and was cut there (pi's `length`)
+STOPS = (INTERRUPTED, API_ERROR, USAGE_LIMIT, CONTEXT, MAX_TURNS, CUT_OFF, HALTED, ERRORED, MAX_TOKENS)
 
 
 @dataclass(slots=True)

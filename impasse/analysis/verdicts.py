@@ -22,6 +22,7 @@ from impasse.analysis.session_log import (
     ERRORED,
     HALTED,
     INTERRUPTED,
+    MAX_TOKENS,
     MAX_TURNS,
     USAGE_LIMIT,
 )
@@ -43,11 +44,12 @@ ENDING_VERDICTS = {Ending.BUDGET_EXHAUSTED: OUT_OF_BUDGET, Ending.COST_EXHAUSTED
                    Ending.STALL: GAVE_UP}
 STOP_VERDICTS = {CONTEXT: OUT_OF_CONTEXT, USAGE_LIMIT: OUT_OF_BUDGET, MAX_TURNS: OUT_OF_BUDGET,
                  INTERRUPTED: ABORTED, API_ERROR: ABORTED, CUT_OFF: ABORTED, HALTED: GAVE_UP,
-                 ERRORED: ABORTED}
+                 ERRORED: ABORTED, MAX_TOKENS: OUT_OF_BUDGET}
 STOP_WORDS = {CONTEXT: "the context window was full", USAGE_LIMIT: "the usage limit was reached",
               MAX_TURNS: "its turn limit was reached", INTERRUPTED: "the human interrupted it",
               API_ERROR: "the model's API failed", CUT_OFF: "the log stops mid-work",
-              HALTED: "the agent halted itself", ERRORED: "an error of the harness ended it"}
+              HALTED: "the agent halted itself", ERRORED: "an error of the harness ended it",
+              MAX_TOKENS: "its last reply reached the output token limit"}
 
 # A question that only offers more work is no ask: the work is done or the agent would go on.
 OFFER = re.compile(r"^(?:(?:would|do) you (?:like|want)|want me to|shall i|should i|if you(?:'d| would)? like"

@@ -10,8 +10,8 @@ import pytest
 
 from impasse.analysis.importers import ImportProblem, detect, load_foreign
 from impasse.analysis.normal_form import COMMAND, WRITE
-from impasse.analysis.session_log import API_ERROR, INTERRUPTED
-from impasse.analysis.verdicts import CLAIMED, verdict_of
+from impasse.analysis.session_log import API_ERROR, INTERRUPTED, MAX_TOKENS
+from impasse.analysis.verdicts import CLAIMED, OUT_OF_BUDGET, verdict_of
 from impasse.dialects.claude_code import FAILED_STATUS_UNKNOWN
 from impasse.vocabulary import Tool
 
@@ -211,12 +211,21 @@ def test_a_harnesss_reply_tags_are_no_words_of_the_reply(tmp_path):
 
 
 @pytest.mark.parametrize("stop,error,kind", [("error", "429 Too Many Requests: rate limit", API_ERROR),
-                                             ("aborted", None, INTERRUPTED)])
+                                             ("aborted", None, INTERRUPTED), ("length", None, MAX_TOKENS)])
 def test_a_pi_session_whose_last_reply_failed_or_was_aborted_says_how_it_stopped(tmp_path, stop, error, kind):
     path = tmp_path / "session.jsonl"
     write_lines(path, pi_session(assistant(call(1, "bash", command="ls")), tool_result(1, "bash", "a"),
                                  assistant(stop=stop, error=error)))
     assert load_foreign(path).log.stop == kind
+
+
+def test_a_pi_session_whose_last_reply_hit_the_output_token_limit_ran_out_of_budget(tmp_path):
+    """Ollama's 4096-token window spent on one reply's thinking: the reply is cut (`stopReason: length`)."""
+    path = tmp_path / "session.jsonl"
+    write_lines(path, pi_session(assistant(call(1, "bash", command="ls")), tool_result(1, "bash", "a"),
+                                 assistant({"type": "thinking", "thinking": "Wait, is there"}, stop="length"),
+                                 {"role": "user", "content": [{"type": "text", "text": "/exit"}]}))
+    assert verdict_of(load_foreign(path)).kind == OUT_OF_BUDGET
 
 
 def test_pi_and_gemini_streams_are_not_taken_for_each_other_or_for_claude_code_and_codex():

@@ -337,3 +337,7 @@ def test_a_c_library_older_than_a_program_needs_is_a_missing_dependency():
     line = ("/root/.nvm/versions/node/v22.1.0/bin/gws: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.39' not found "
             "(required by /root/.nvm/versions/node/v22.1.0/bin/gws)")
     assert kinded("removed_dependency", line, COMMAND, 1) is not None
+
+
+def test_a_cli_that_asks_the_human_to_sign_in_is_a_missing_secret():
+    assert kinded("missing_secret", "Unauthorized. Run `ollama signin` to authenticate.", COMMAND, 1) is not None

@@ -15,7 +15,7 @@ from impasse.analysis.formats.gemini_stream import is_model_event
 from impasse.analysis.formats.opencode import opencode_records, stepped_events
 from impasse.analysis.formats.qwen_code import is_qwen_record
 from impasse.analysis.formats.session_facts import failure_stop, first_line, stamp, summed
-from impasse.analysis.session_log import INTERRUPTED, SessionLog, StepFacts
+from impasse.analysis.session_log import INTERRUPTED, MAX_TOKENS, SessionLog, StepFacts
 from impasse.dialects.failures import Failure, failure_of
 from impasse.dialects.gemini_cli import REQUEST_CANCELLED
 from impasse.dialects.pi import is_delivery_mirror
@@ -202,7 +202,8 @@ def pi_log(records: list[dict]) -> SessionLog:
                     log.steps[-1].usd = (log.steps[-1].usd or 0.0) + float(spent)
             reason, error = message.get("stopReason"), str(message.get("errorMessage") or "")
             log.stop, log.stop_line = ((failure_stop(error), first_line(error)) if reason == "error"
-                                       else (INTERRUPTED, "stopReason: aborted") if reason == "aborted" else ("", ""))
+                                       else (INTERRUPTED, "stopReason: aborted") if reason == "aborted"
+                                       else (MAX_TOKENS, "stopReason: length") if reason == "length" else ("", ""))
             continue
         in_reply = False
         if message.get("role") == "user" and log.steps:
