@@ -46,7 +46,9 @@ OFFERS = re.compile(
     r"|¿?algo más|(?:as-tu|avez-vous) besoin d'autre chose|autre chose|(?:brauchst du|brauchen sie) noch"
     r"|sonst noch|(?:ti serve|le serve|hai bisogno di) (?:altro|qualcos)|qualcos'altro"
     r"|还有(?:什么|其他)|还需要(?:什么|其他)"
-    r"|他に(?:何か|なにか))", re.I)
+    r"|他に(?:何か|なにか)"
+    # "shall I …?" in Japanese, said at the sentence's end: "…確認しておきましょうか？"
+    r"|.*?(?:し|き|み|げ|せ|り)?ましょうか[？?]$)", re.I)
 QUESTION_MARKS = ("?", "？")
 
 

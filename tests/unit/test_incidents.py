@@ -362,6 +362,12 @@ def test_the_real_corpus_laid_out_as_the_agents_keep_it(tmp_path):
     ("Want me to copy it into the repo? Which name should it have?", "escalated to the human"),
     # a harness's all-clear token for its periodic check, and its token for a turn that needs no message
     ("HEARTBEAT_OK", "claimed done"), ("NO_REPLY", "claimed done"), ("[SILENT]", "claimed done"),
+    # Japanese's "shall I …?" at the sentence's end offers more work after the work done; after what failed it
+    # hands the human the decision
+    ("`seminar.typ` は既に存在しており、356 行のスライドデッキができています。現在の構成を確認しました。\n\n"
+     "改善・修正したい点はありますか？例えば：\n- 漏れている変更点の追加\n- スライドの構成の調整\n\n"
+     "また、`images/` 以下に参照している画像ファイルが実際に存在するか確認しておきましょうか？", "claimed done"),
+    ("テストが失敗しました。jq がインストールされていません。インストールしましょうか？", "escalated to the human"),
     ("Session closed.", "gave up without a claim"), ("Hi! How can I help you today?", "gave up without a claim"),
     ("The deploy step printed a stack trace and the staging host is down since this morning.",
      "gave up without a claim"),
