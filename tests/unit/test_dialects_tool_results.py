@@ -138,3 +138,23 @@ def test_both_sides_unwrap_gemini_alike():
     assert gemini_output(wrapped(escaped), None) == ("<untrusted_context>x</untrusted_context>\n", 0)
     assert shell_result(unwrap(wrapped(escaped)))[:2] == ("<untrusted_context>x</untrusted_context>", 0)
     assert unwrap("  <untrusted_context>Output: a</untrusted_context>\n") == "Output: a"
+
+
+@pytest.mark.parametrize("text", [
+    "`/bin/bash -lc \"rm -rf /tmp/upstream\"` rejected: blocked by policy",
+    'exec_command failed: CreateProcess { message: "Rejected(\\"`/bin/bash -lc \\\\\\"rm -rf /tmp/up\\\\\\"` rejected: '
+    'blocked by policy\\")" }',
+])
+def test_a_command_codexs_policy_rejected_failed_without_a_status_and_is_a_permission_wall(text):
+    from impasse.analysis.compiled_card import compile_card
+    from impasse.analysis.formats.codex import observation_of
+    from impasse.analysis.normal_form import NStep, NTrajectory
+    from impasse.analysis.onsets import signature_match
+    from impasse.catalog.cards import get_card
+    from impasse.dialects.claude_code import FAILED_STATUS_UNKNOWN
+    obs = observation_of(text)
+    assert (obs.exit_code, obs.executed) == (FAILED_STATUS_UNKNOWN, True)
+    step = NStep(1, "", observations=[obs])
+    trajectory = NTrajectory("r", "codex", "-", "m", None, "t", [step], "unknown")
+    assert signature_match(compile_card(get_card("chown_root"), None), obs, step, trajectory, set()) is not None
+    assert observation_of("exec command rejected by user").executed is False  # a human's no: the call never ran

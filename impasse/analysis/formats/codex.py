@@ -22,7 +22,7 @@ from impasse.analysis.formats.common import (
     verdict_of,
 )
 from impasse.analysis.normal_form import COMMAND, OTHER, Action, NStep, NTrajectory, Obs
-from impasse.dialects.codex import EXIT_LINE
+from impasse.dialects.codex import EXIT_LINE, POLICY_REJECTED
 from impasse.vocabulary import Tool
 
 ITEM_TYPES = ("message", "reasoning", "function_call", "function_call_output", "local_shell_call",
@@ -115,6 +115,7 @@ def observation_of(output, kind: str = COMMAND) -> Obs:
     else:
         text = text_of(payload.get("content") if isinstance(payload, dict) else payload)
         code = exit_status(text)
+        code = FAILED_STATUS_UNKNOWN if code is None and POLICY_REJECTED.search(text) else code
     return Obs(text, code, kind=kind, timed_out=timed_out(text), executed=text.strip() not in REJECTED)
 
 
