@@ -130,6 +130,8 @@ CHAIN_REACH = 30  # lines looked back for the chain's head
 
 
 def in_a_warnings_chain(text: str, start: int) -> bool:
+    if "Caused by:" not in text:  # no chain at all: the common case, one search
+        return False
     chained = False
     for line in reversed(text[:text.rfind("\n", 0, start) + 1].splitlines()[-CHAIN_REACH:]):
         if CAUSED_BY.match(line):
