@@ -295,6 +295,33 @@ def test_copilot_cli_events_are_their_steps_with_the_shells_status(tmp_path, wra
     assert last.text == "Go is not installed here; please install Go 1.26."
 
 
+def test_copilot_cli_reading_a_detached_shell_is_that_shells_command_with_its_status(tmp_path):
+    """A command still running when bash's wait ends goes on in a detached shell; read_bash returns its
+    output so far (no status yet), then its status once it exits: each read is that command's output."""
+    path = tmp_path / "events.jsonl"
+    running = "<command with shellId: 0 is still running after 60 seconds. The command is still running.>"
+    command = "node summarize.js https://example.org/v"
+    exited = "<command with id: 0 exited with exit code 1>"
+    events = [("session.start", {"sessionId": "s1", "producer": "copilot-agent"}),
+              ("assistant.message", {"content": "", "toolRequests": [
+                  {"toolCallId": "t1", "name": "bash", "arguments": {"command": command, "mode": "async"}}]}),
+              ("tool.execution_complete", {"toolCallId": "t1", "success": True,
+                                           "result": {"content": f"Summarising...\n{running}"}}),
+              ("assistant.message", {"content": "", "toolRequests": [
+                  {"toolCallId": "t2", "name": "read_bash", "arguments": {"shellId": "0", "delay": 60}}]}),
+              ("tool.execution_complete", {"toolCallId": "t2", "success": True, "result": {
+                  "content": "Summarising...\nError: Request timed out.\n" + exited}}),
+              ("assistant.message", {"content": "", "toolRequests": [
+                  {"toolCallId": "t3", "name": "read_bash", "arguments": {"shellId": "9"}}]}),
+              ("tool.execution_complete", {"toolCallId": "t3", "success": True, "result": {"content": "?"}})]
+    write_lines(path, [copilot_event(kind, data, False) for kind, data in events])
+    started, read, unknown = load_foreign(path).steps
+    assert [(o.output, o.exit_code) for o in started.observations] == [("Summarising...", None)]
+    assert [(a.tool, a.command) for a in read.actions] == [(Tool.BASH, command)]
+    assert [(o.output, o.exit_code) for o in read.observations] == [("Summarising...\nError: Request timed out.", 1)]
+    assert unknown.actions[0].tool != Tool.BASH  # a shell never started here is no command of the session
+
+
 def test_chat_messages_one_a_line_are_read_as_claude_codes_entries_whole_or_one_block_a_line(tmp_path):
     """A recorder's lines: the API's messages whole (a list of blocks), or one block a line with the
     tool's result as `role: tool` (Engram's way): the same steps, and a failed command's status."""

@@ -17,7 +17,7 @@ from impasse.analysis.formats.common import (
 )
 from impasse.analysis.formats.reply_runs import ReplyRuns
 from impasse.analysis.normal_form import OTHER, Action, NTrajectory, Obs
-from impasse.dialects.copilot_cli import SHELL_STATUS
+from impasse.dialects.copilot_cli import SHELL_READERS, SHELL_STATUS, STILL_RUNNING
 from impasse.vocabulary import Tool
 
 EVENTS = ("session.start", "assistant.message", "tool.execution_start", "tool.execution_complete", "user.message")
@@ -34,33 +34,42 @@ def is_copilot_event(record: dict) -> bool:
         event is not None and event["type"] == "session.start" and event["data"].get("producer") == "copilot-agent")
 
 
-def copilot_action(name: str, args) -> Action:
-    return named_action(name, args, edits=("edit", "create"), paths=("path",), texts=("new_str", "file_text"))
+def copilot_action(name: str, args, shells: dict[str, str]) -> Action:
+    """A call as impasse's tools; reading a detached shell is the command that shell runs (its output is
+    that command's)."""
+    if name in SHELL_READERS and isinstance(args, dict) and str(args.get("shellId")) in shells:
+        return Action(Tool.BASH, command=shells[str(args["shellId"])])
+    action = named_action(name, args, edits=("edit", "create"), paths=("path",), texts=("new_str", "file_text"))
+    if action.tool == Tool.BASH and isinstance(args, dict) and args.get("shellId") is not None:
+        shells[str(args["shellId"])] = action.command
+    return action
 
 
-def result_obs(data: dict, action: Action | None) -> Obs:
+def result_obs(data: dict, action: Action | None, shells: dict[str, str]) -> Obs:
     """A call's result: its text (a failed call's error); a failed call failed with no number; a bash
-    command's status from the trailer its output ends with."""
+    command's status from the trailer its output ends with, none while it still runs (its shell noted)."""
     result = data.get("result") if isinstance(data.get("result"), dict) else {}
     error = data.get("error") if isinstance(data.get("error"), dict) else {}
     text = text_of(result.get("content")) if result else text_of(error.get("message"))
     code = None if data.get("success", True) else FAILED_STATUS_UNKNOWN
     if action is not None and action.tool == Tool.BASH and (found := SHELL_STATUS.search(text)):
         text, code = text[:found.start()], int(found.group(1))
+    elif action is not None and action.tool == Tool.BASH and (running := STILL_RUNNING.search(text)):
+        text, shells[running.group(1)] = text[:running.start()], action.command
     return Obs(text, code, kind=action.kind if action else OTHER)
 
 
 def copilot_runs(events: list[dict]) -> ReplyRuns:
-    runs = ReplyRuns()
+    runs, shells = ReplyRuns(), {}
     for event in events:
         kind, data = event["type"], event["data"]
         if kind == "assistant.message":
             runs.say(text_of(data.get("content")))
             for request in (r for r in data.get("toolRequests") or [] if isinstance(r, dict)):
-                action = copilot_action(str(request.get("name", "")), request.get("arguments"))
+                action = copilot_action(str(request.get("name", "")), request.get("arguments"), shells)
                 runs.call(request.get("toolCallId"), action)
         elif kind == "tool.execution_complete":
-            runs.answer(result_obs(data, runs.called(data.get("toolCallId"))))
+            runs.answer(result_obs(data, runs.called(data.get("toolCallId")), shells))
         elif kind == "user.message":
             runs.human()
     return runs
