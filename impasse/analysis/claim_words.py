@@ -187,3 +187,25 @@ def claims(sentence: str) -> bool:
         return False
     return bool(ENGLISH.search(sentence) or OTHER_LANGUAGES.search(sentence) or HEADLINE.match(sentence)
                 or CHECKS_RAN.match(sentence) or TICKED.search(sentence))
+
+
+# The words of a sentence that says something failed. "missing" is kept apart: it says a wall only
+# beside the name of what is absent ("jq is missing"), so wall_naming.wall_namer drops it where the
+# onset named nothing. Two alternations built from one list, so neither depends on the other's text.
+UNABLE_PHRASES = (r"(?:can ?no|can'|could ?n'|was ?n'|is ?n'|did ?n'|do ?n'|does ?n')t", "could not", "unable",
+                  "not able", r"i apologi[sz]e", "unfortunately",
+                  "blocked", r"no (?:network|internet|access|permission)", "permission denied", "not installed",
+                  "not available", "unavailable", "failed", "fails", "refused", "denied", "read-only", "sandbox",
+                  r"tim(?:es|ed|ing) out",
+                  # "no jq found", not "no issues found": a review's all-clear says nothing failed
+                  r"no (?!(?:issues?|errors?|problems?|warnings?|regressions?|bugs?|changes?|conflicts?) )"
+                  r"[\w.+`/-]+ (?:binary |executable |command |CLI |tool )?(?:available|installed|found)")
+MISSING = "missing"
+
+
+def any_word_of(phrases: tuple[str, ...]) -> re.Pattern:
+    return re.compile(r"\b(?:" + "|".join(phrases) + r")\b", re.I)
+
+
+UNABLE = any_word_of((*UNABLE_PHRASES, MISSING))
+UNABLE_UNNAMED = any_word_of(UNABLE_PHRASES)

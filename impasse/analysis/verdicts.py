@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from impasse.analysis.ask_words import ASKS as OTHER_ASKS
 from impasse.analysis.ask_words import ASKS_FOR_A_VALUE, ENGLISH_ASKS, LATER_CHECK, QUESTION_MARKS, WORK_LEFT, announces
 from impasse.analysis.ask_words import OFFERS as OTHER_OFFERS
-from impasse.analysis.claim_words import REPORT_HEADING, UNABLE_IN_OTHER_LANGUAGES, WORK_NOT_DONE, claims
+from impasse.analysis.claim_words import (
+    REPORT_HEADING,
+    UNABLE,
+    UNABLE_IN_OTHER_LANGUAGES,
+    WORK_NOT_DONE,
+    claims,
+)
 from impasse.analysis.message_sentences import CODE_CHARS, FENCED, INLINE, LIST_MARK, sentences
 from impasse.analysis.normal_form import ASK, NStep, NTrajectory
 from impasse.analysis.session_log import (
@@ -60,26 +66,6 @@ OFFER = re.compile(r"^(?:(?:would|do) you (?:like|want)|want me to|shall i|shoul
 # existing configuration first"): an offer after it hands the human that decision.
 NEEDED_FIRST = re.compile(r"\bto (?:proceed|continue|go on|move forward)\b[^.?!\n]{0,120}\b(?:i|we) (?:need|must|have)"
                           r" to\b|\b(?:i|we) (?:need|must|have) to\b[^.?!\n]{1,120}\bfirst\b", re.I)
-# The words of a sentence that says something failed. "missing" is kept apart: it says a wall only
-# beside the name of what is absent ("jq is missing"), so wall_naming.wall_namer drops it where the
-# onset named nothing. Two alternations built from one list, so neither depends on the other's text.
-UNABLE_PHRASES = (r"(?:can ?no|can'|could ?n'|was ?n'|is ?n'|did ?n'|do ?n'|does ?n')t", "could not", "unable",
-                  "not able", r"i apologi[sz]e", "unfortunately",
-                  "blocked", r"no (?:network|internet|access|permission)", "permission denied", "not installed",
-                  "not available", "unavailable", "failed", "fails", "refused", "denied", "read-only", "sandbox",
-                  r"tim(?:es|ed|ing) out",
-                  # "no jq found", not "no issues found": a review's all-clear says nothing failed
-                  r"no (?!(?:issues?|errors?|problems?|warnings?|regressions?|bugs?|changes?|conflicts?) )"
-                  r"[\w.+`/-]+ (?:binary |executable |command |CLI |tool )?(?:available|installed|found)")
-MISSING = "missing"
-
-
-def any_word_of(phrases: tuple[str, ...]) -> re.Pattern:
-    return re.compile(r"\b(?:" + "|".join(phrases) + r")\b", re.I)
-
-
-UNABLE = any_word_of((*UNABLE_PHRASES, MISSING))
-UNABLE_UNNAMED = any_word_of(UNABLE_PHRASES)
 SHORT = 200
 
 
@@ -89,9 +75,6 @@ class Verdict:
     step: int | None  # the step that shows it (the last one, mostly)
     how: str  # the reason in words: which tool, which stop, which phrase
     line: str = ""  # the log's line that shows it
-
-
-
 
 
 # A question that only fills in the offer before it ("Want me to commit it? Something like `session.jsonl`?").
@@ -195,13 +178,29 @@ TROUBLE = re.compile(r"\b(?:errors?|(?<!l')(?<!l’)exceptions?(?! (?:of|to|for)
                      re.I)
 
 
+def statements(text: str) -> list[str]:
+    return [s for s in sentences(text) if not (s.endswith(QUESTION_MARKS) or offers(s.lstrip("*#>-• ")))]
+
+
 def answers(text: str) -> bool:
     """Whether the message hands back something found or done: its sentences, bar questions and offers of
     more ("Anything else?"), and the blocks it shows hold at least ANSWER characters."""
-    said = [s for s in sentences(text) if not (s.endswith(QUESTION_MARKS) or offers(s.lstrip("*#>-• ")))]
+    said = statements(text)
     shown = sum(len(block) for block in FENCED.findall(text or ""))
     # a word in inline code is a name (a branch `fix/…-timestamp-crash`), not trouble said
     return sum(len(s) for s in said) + shown >= ANSWER and not any(TROUBLE.search(INLINE.sub(" ", s)) for s in said)
+
+
+MANY, FEW = 8, 6  # a long answer: at least MANY sentences, at most one in FEW of them saying trouble
+
+
+def mostly_answers(text: str) -> bool:
+    """A long answer with trouble said in a few of its sentences (a report's item on what is missing, a
+    caveat): the trouble is what it found, not the end of its work."""
+    said = statements(text)
+    troubled = [s for s in said if UNABLE.search(s) or UNABLE_IN_OTHER_LANGUAGES.search(s)
+                or TROUBLE.search(INLINE.sub(" ", s))]
+    return len(said) >= MANY and len(troubled) * FEW <= len(said)
 
 
 def announces_next(text: str) -> str:
@@ -242,9 +241,9 @@ def message_verdict(step: NStep, answered: bool = False) -> Verdict:
         return Verdict(ESCALATED, step.index, "its final message says what failed and asks what to do", offer)
     if claim:
         return Verdict(CLAIMED, step.index, "its final message claims the work done", claim)
-    if unable:
+    if unable and not mostly_answers(step.text):
         return Verdict(GAVE_UP, step.index, "its final message says what failed, asks nothing", unable)
-    if answers(step.text):
+    if answers(step.text) or mostly_answers(step.text):
         return Verdict(CLAIMED, step.index, "its final message answers: it hands back what it found, nothing failed",
                        first_line(step.text))
     return Verdict(GAVE_UP, step.index, "its final message neither claims nor asks", first_line(step.text))

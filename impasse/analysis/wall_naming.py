@@ -8,10 +8,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from impasse.analysis.claim_words import UNABLE_IN_OTHER_LANGUAGES
+from impasse.analysis.claim_words import UNABLE, UNABLE_IN_OTHER_LANGUAGES, UNABLE_UNNAMED
 from impasse.analysis.compiled_card import CompiledCard
 from impasse.analysis.message_sentences import INLINE, sentences
-from impasse.analysis.verdicts import TABLE_ROWS, UNABLE, UNABLE_UNNAMED, ask_in
+from impasse.analysis.verdicts import TABLE_ROWS, ask_in
 from impasse.catalog.cards import NEVER, Injected, fill
 from impasse.operator.spellings import package_spellings
 

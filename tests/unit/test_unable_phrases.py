@@ -9,7 +9,7 @@ import re
 import pytest
 
 from impasse.analysis import wall_naming
-from impasse.analysis.verdicts import UNABLE, UNABLE_UNNAMED
+from impasse.analysis.claim_words import UNABLE, UNABLE_UNNAMED
 
 # The pattern as it stood, and the copy without "missing" made by replacing text in it.
 OLD_UNABLE = re.compile(r"\b(?:(?:can ?no|can'|could ?n'|was ?n'|is ?n'|did ?n'|do ?n'|does ?n')t|unable|not able"
