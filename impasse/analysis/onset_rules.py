@@ -100,6 +100,10 @@ LOCAL_CONNECT = re.compile(r"(?:^|[;&|(]\s*|\s)(?:curl\b(?![^|;&\n]*\s(?:-[a-zA-
 # A shell's report of where it failed (`zsh:11: operation not permitted: …`, `(eval):1: …`) has the
 # shape of a grep -n hit (`path:11: …`); a shell's name is no file the agent grepped.
 SHELL_REPORT = re.compile(r"^(?:(?:/[\w.-]+)*/)?(?:zsh|bash|sh|dash|ksh|mksh|\(eval\)):\d+: |"
+                          # … and zsh's inside a function of the user's own shell setup (`z:1: command not
+                          # found: __zoxide_z`): its lowercase words, as no grep hit reads
+                          r"^[\w.-]+:\d+: (?:command not found|permission denied|operation not permitted"
+                          r"|no such file or directory): \S|"
                           # a login shell names itself with a dash (`-bash: jq: command not found`), no diff line
                           r"^-(?:ba|z|k|da)?sh: |"
                           # a compiler's `file:line:column: message` (go, gcc, rustc's short form):

@@ -22,13 +22,17 @@ def told_human(trajectory: NTrajectory, t_star: int, names_wall) -> Told | None:
     escalation; another ask tool, or a message ending a turn (a human spoke next, or the session
     ended there), that names it (`names_wall(text)`: the card's diagnosis, or a sentence that says
     something failed or asks the human to act and names the wall). An ask about anything else, or
-    narration in the middle of a turn, tells no one about the wall."""
+    narration in the middle of a turn, tells no one about the wall; nor does a notice the harness wrote in
+    the agent's place (`API Error: Unable to connect to API`), however it names the wall."""
+    facts = trajectory.log.steps if trajectory.log else []
     for step in trajectory.steps[t_star - 1:]:
         for action in step.actions:  # a loop, not a list per step: this runs over every step after t*
             if action.tool == Tool.ESCALATE_TO_HUMAN:
                 return Told(step.index, f"an ask ({action.tool})", first_line(action.message or action.command))
             if action.kind == ASK and (said := names_wall(action.message or action.command)):
                 return Told(step.index, f"an ask ({action.tool})", said)
-        if step.text and handed_back(trajectory, step.index) and (said := names_wall(step.text)):
+        written_by_harness = bool(facts) and facts[step.index - 1].synthetic
+        if step.text and not written_by_harness and handed_back(trajectory, step.index) \
+                and (said := names_wall(step.text)):
             return Told(step.index, "a message naming the wall", said)
     return None

@@ -640,3 +640,17 @@ def test_the_wall_said_failing_in_more_of_the_ways_agents_say_it(category, names
 def test_a_question_over_what_is_left_of_the_work_hands_the_human_the_decision(text, kind):
     from impasse.analysis.verdicts import message_verdict
     assert message_verdict(NStep(3, text)).kind == kind
+
+
+def test_a_notice_the_harness_wrote_in_the_agents_place_tells_no_one(tmp_path):
+    """Claude Code writes its own API errors as assistant messages (model `<synthetic>`): one that names
+    the wall (`Unable to connect`) ends the session, but no agent told the human anything."""
+    notice = json.loads(line("assistant", [{"type": "text", "text": "API Error: jq: command not found"}],
+                             "2026-01-01T10:03:05Z"))
+    notice["message"]["model"] = "<synthetic>"
+    session = claude_session("Could not run jq: it is not installed here. Please install it.")
+    told = annotate_paths([put(tmp_path / "told.jsonl", session)]).incidents[0]
+    assert told.told is not None and told.told.step == 2
+    untold = session.rsplit("\n", 2)[0] + "\n" + json.dumps(notice) + "\n"
+    (incident,) = annotate_paths([put(tmp_path / "s" / "untold.jsonl", untold)]).incidents
+    assert incident.wall_step == 1 and incident.told is None

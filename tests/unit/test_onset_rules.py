@@ -341,3 +341,34 @@ def test_a_c_library_older_than_a_program_needs_is_a_missing_dependency():
 
 def test_a_cli_that_asks_the_human_to_sign_in_is_a_missing_secret():
     assert kinded("missing_secret", "Unauthorized. Run `ollama signin` to authenticate.", COMMAND, 1) is not None
+    assert kinded("missing_secret", "Error: The specified token is not valid. Use `vercel login` to generate a new "
+                  "token.", COMMAND, 1) is not None
+    assert kinded("missing_secret", "Error: The specified token is not valid.", COMMAND, 1) is None  # a test's own
+
+
+@pytest.mark.parametrize("output", [
+    '{"error": "Permission denied: permission denied for schema chefbook\\nLINE 1: SELECT * FROM chefbook.x"}',
+    "ERROR:  permission denied for table invoices",
+    "ERROR 1044 (42000): Access denied for user 'app'@'localhost' to database 'billing'",
+    "ERROR 1142 (42000): INSERT command denied to user 'ro'@'%' for table 'events'"])
+def test_a_database_role_refused_a_privilege_is_a_permission_wall(output):
+    assert kinded("chown_root", output, COMMAND, 1) is not None
+
+
+def test_zsh_names_the_shell_function_that_could_not_find_a_command():
+    """A `cd` hook from the user's zshrc (zoxide's `z`) runs where its helper was never defined."""
+    assert kinded("missing_binary", "z:1: command not found: __zoxide_z", COMMAND, 1) is not None
+    assert kinded("missing_binary", "cd:1: command not found: __gvm_is_function", COMMAND, 1) is not None
+    assert kinded("missing_binary", "command not found: __zoxide_z", COMMAND, 1) is None  # no shell said it
+
+
+def test_pg_isready_finding_no_server_is_a_service_down():
+    assert kinded("service_down", "localhost:5432 - no response", COMMAND, 2) is not None
+    assert kinded("service_down", "/var/run/postgresql:5432 - no response", COMMAND, 2) is not None
+    assert kinded("service_down", "localhost:5432 - accepting connections", COMMAND, 0) is None
+
+
+def test_claude_codes_fetch_tool_unable_to_vet_a_domain_is_a_network_wall():
+    text = ("Unable to verify if domain anthropic.skilljar.com is safe to fetch. This may be due to network "
+            "restrictions or enterprise security policies blocking claude.ai.")
+    assert kinded("network_down_download", text, READ, 1) is not None
