@@ -49,6 +49,7 @@ from impasse.operator.objects import (
     task_names,
     workspace_paths,
 )
+from impasse.operator.stated import stated_installs
 
 MAX_TEXT = 4096  # what of an escalation is read: a longer one is cut, a binary one is not read at all
 
@@ -229,7 +230,9 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
     only_leave = bool(every_ask) and not asks
     # A cause is named in words (the diagnosis) or by asking for its remedy ("please remount it rw").
     worded = tuple(c.id for c in cards if names_cause(c, task, raw))
-    causes = tuple(c.id for c in cards if c.id in worded or fits(c, names, asks))
+    stated = stated_installs(raw)  # an install said as needed names its object's absence, asked or not
+    causes = tuple(c.id for c in cards if c.id in worded or fits(c, names, asks)
+                   or fits(c, names, stated, known_only=True))
     named = []
     for card in (c for c in cards if c.id in causes):
         obj = named_object(card, task, files, flat, raw)

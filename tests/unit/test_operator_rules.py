@@ -402,3 +402,16 @@ def test_a_variable_nothing_holds_in_chinese_is_named():
 def test_a_cause_ruled_out_in_a_contrast_is_not_named_whatever_the_language_or_a_dot_in_its_name(text):
     seen = "rm: cannot remove '.git/index.lock': Permission denied"
     assert not verdict(text, seen, "relnotes-breaking-bump").actionable
+
+
+@pytest.mark.parametrize("text", ["We need to install pyyaml first:", "Let's install PyYAML and try again:",
+                                  "The only missing piece is the PyYAML package itself. I'm installing it now."])
+def test_an_install_of_the_package_said_as_needed_names_its_absence(text):
+    judged = verdict(text, NO_YAML)
+    assert judged.actionable and judged.card == "removed_dependency"
+
+
+@pytest.mark.parametrize("text", ["Let's install ruamel.yaml and try again:",
+                                  "Let me reinstall invoicekit from source (editable mode):"])
+def test_an_install_of_something_else_said_as_needed_names_nothing(text):
+    assert not verdict(text, NO_YAML).actionable
