@@ -372,3 +372,10 @@ def test_claude_codes_fetch_tool_unable_to_vet_a_domain_is_a_network_wall():
     text = ("Unable to verify if domain anthropic.skilljar.com is safe to fetch. This may be due to network "
             "restrictions or enterprise security policies blocking claude.ai.")
     assert kinded("network_down_download", text, READ, 1) is not None
+
+
+@pytest.mark.parametrize("output", ["bash: pip: comando não encontrado", "bash: Zeile 1: jq: Befehl nicht gefunden",
+                                    "bash: rg: commande introuvable", "bash: adb: 未找到命令",
+                                    "bash: gh: команда не найдена", "bash: bun: コマンドが見つかりません"])
+def test_the_shell_that_cannot_find_a_command_in_the_machines_language(output):
+    assert kinded("missing_binary", output, COMMAND, 127) is not None
