@@ -379,3 +379,21 @@ def test_claude_codes_fetch_tool_unable_to_vet_a_domain_is_a_network_wall():
                                     "bash: gh: команда не найдена", "bash: bun: コマンドが見つかりません"])
 def test_the_shell_that_cannot_find_a_command_in_the_machines_language(output):
     assert kinded("missing_binary", output, COMMAND, 127) is not None
+
+
+def test_a_compilers_output_refused_by_the_system_is_a_permission_wall():
+    line = ("<unknown>:0: error: error opening '/Users/u/.cache/clang/ModuleCache/Swift-3AJ.swiftmodule' for output: "
+            "/Users/u/.cache/clang/ModuleCache: Operation not permitted")
+    assert kinded("chown_root", line, COMMAND, 1) is not None
+
+
+def test_npm_retrying_a_registry_it_cannot_resolve_is_a_network_wall():
+    line = "npm http fetch GET https://registry.npmjs.org/react attempt 1 failed with EAI_AGAIN"
+    assert kinded("network_down_download", line, COMMAND, None) is not None
+    local = "npm http fetch GET http://localhost:4873/react attempt 1 failed with EAI_AGAIN"
+    assert kinded("network_down_download", local, COMMAND, None) is None
+
+
+def test_a_tools_hidden_cache_under_node_modules_is_no_missing_package():
+    assert kinded("removed_dependency", "ls: node_modules/.astro: No such file or directory", COMMAND, 1) is None
+    assert kinded("removed_dependency", "ls: node_modules/.bin/vite: No such file or directory", COMMAND, 1) is not None
