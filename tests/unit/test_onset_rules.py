@@ -397,3 +397,15 @@ def test_npm_retrying_a_registry_it_cannot_resolve_is_a_network_wall():
 def test_a_tools_hidden_cache_under_node_modules_is_no_missing_package():
     assert kinded("removed_dependency", "ls: node_modules/.astro: No such file or directory", COMMAND, 1) is None
     assert kinded("removed_dependency", "ls: node_modules/.bin/vite: No such file or directory", COMMAND, 1) is not None
+
+
+def test_gpg_with_no_terminal_to_ask_for_the_passphrase_is_a_missing_secret():
+    assert kinded("missing_secret", "error: gpg failed to sign the data\ngpg: cannot open '/dev/tty': Device not "
+                  "configured", COMMAND, 128) is not None
+
+
+def test_node_unable_to_load_a_file_inside_an_installed_package_is_a_missing_dependency():
+    line = ("Error: Cannot find module '/Users/i/work/be/node_modules/.pnpm/typescript@5.8.3/node_modules/typescript/"
+            "bin/tsc'")
+    assert kinded("removed_dependency", line, COMMAND, 1) is not None
+    assert kinded("removed_dependency", "Error: Cannot find module '/Users/i/work/be/dist/main.js'", COMMAND, 1) is None
