@@ -134,3 +134,9 @@ WORK_LEFT = re.compile(r"\bwaiting (?:on|for) you(?:r\b|\b)|\bawaiting your\b|\b
 # the key file?", "Can you share the credentials?". Whatever the message reports done, the agent needs it to go on.
 ASKS_FOR_A_VALUE = re.compile(r"^\W*(?:what(?:'s| is) your|where (?:is|are|can i find) (?:your|the)"
                               r"|can you (?:share|send|provide|paste|give me))\b", re.I)
+
+
+# A sign-off that offers more help ("let me know if anything else comes up", "fammi sapere", 有事随时叫我)
+# closes a turn whose work the agent holds done: no ask, nothing failed.
+SIGN_OFF = re.compile(r"\b(?:let me know if|feel free to (?:ask|reach out)|fammi sapere|avísame|me avisa|sag "
+                      r"(?:mir )?Bescheid|n'hésite pas)\b|有事随时|随时(?:叫|找|告诉)我|何かあれば", re.I)

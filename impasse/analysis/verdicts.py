@@ -10,15 +10,17 @@ import re
 from dataclasses import dataclass
 
 from impasse.analysis.ask_words import ASKS as OTHER_ASKS
-from impasse.analysis.ask_words import ASKS_FOR_A_VALUE, ENGLISH_ASKS, LATER_CHECK, QUESTION_MARKS, WORK_LEFT, announces
-from impasse.analysis.ask_words import OFFERS as OTHER_OFFERS
-from impasse.analysis.claim_words import (
-    REPORT_HEADING,
-    UNABLE,
-    UNABLE_IN_OTHER_LANGUAGES,
-    WORK_NOT_DONE,
-    claims,
+from impasse.analysis.ask_words import (
+    ASKS_FOR_A_VALUE,
+    ENGLISH_ASKS,
+    LATER_CHECK,
+    QUESTION_MARKS,
+    SIGN_OFF,
+    WORK_LEFT,
+    announces,
 )
+from impasse.analysis.ask_words import OFFERS as OTHER_OFFERS
+from impasse.analysis.claim_words import REPORT_HEADING, UNABLE, UNABLE_IN_OTHER_LANGUAGES, WORK_NOT_DONE, claims
 from impasse.analysis.message_sentences import CODE_CHARS, FENCED, INLINE, LIST_MARK, sentences
 from impasse.analysis.normal_form import ASK, NStep, NTrajectory
 from impasse.analysis.session_log import (
@@ -241,6 +243,9 @@ def message_verdict(step: NStep, answered: bool = False) -> Verdict:
         return Verdict(ESCALATED, step.index, "its final message says what failed and asks what to do", offer)
     if claim:
         return Verdict(CLAIMED, step.index, "its final message claims the work done", claim)
+    if not unable and not claim and SIGN_OFF.search(step.text or ""):
+        return Verdict(CLAIMED, step.index, "its final message offers more help: the work is handed back",
+                       first_line(step.text))
     if unable and not mostly_answers(step.text):
         return Verdict(GAVE_UP, step.index, "its final message says what failed, asks nothing", unable)
     if answers(step.text) or mostly_answers(step.text):
