@@ -46,6 +46,11 @@ class SessionLog:
     total_tokens: int | None = None
 
 
+def written_by_harness(log: SessionLog | None, index: int) -> bool:
+    """Whether step `index` (1-based) is a notice the harness wrote in the model's place."""
+    return bool(log and log.steps) and log.steps[index - 1].synthetic
+
+
 def turns_log(steps: int, handed: set[int]) -> SessionLog:
     """A log that records no more than where the human spoke: after each step of `handed`."""
     return SessionLog(steps=[StepFacts(human_after=index in handed) for index in range(1, steps + 1)])

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from impasse.analysis.normal_form import ASK, NTrajectory
+from impasse.analysis.session_log import written_by_harness
 from impasse.analysis.verdicts import first_line, handed_back
 from impasse.vocabulary import Tool
 
@@ -24,15 +25,13 @@ def told_human(trajectory: NTrajectory, t_star: int, names_wall) -> Told | None:
     something failed or asks the human to act and names the wall). An ask about anything else, or
     narration in the middle of a turn, tells no one about the wall; nor does a notice the harness wrote in
     the agent's place (`API Error: Unable to connect to API`), however it names the wall."""
-    facts = trajectory.log.steps if trajectory.log else []
     for step in trajectory.steps[t_star - 1:]:
         for action in step.actions:  # a loop, not a list per step: this runs over every step after t*
             if action.tool == Tool.ESCALATE_TO_HUMAN:
                 return Told(step.index, f"an ask ({action.tool})", first_line(action.message or action.command))
             if action.kind == ASK and (said := names_wall(action.message or action.command)):
                 return Told(step.index, f"an ask ({action.tool})", said)
-        written_by_harness = bool(facts) and facts[step.index - 1].synthetic
-        if step.text and not written_by_harness and handed_back(trajectory, step.index) \
-                and (said := names_wall(step.text)):
+        if step.text and not written_by_harness(trajectory.log, step.index) \
+                and handed_back(trajectory, step.index) and (said := names_wall(step.text)):
             return Told(step.index, "a message naming the wall", said)
     return None

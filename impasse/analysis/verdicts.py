@@ -33,6 +33,7 @@ from impasse.analysis.session_log import (
     MAX_TOKENS,
     MAX_TURNS,
     USAGE_LIMIT,
+    written_by_harness,
 )
 from impasse.dialects.failures import Failure, failure_of
 from impasse.vocabulary import ENDING_RULES, TERMINAL_TOOLS, Ending, Tool
@@ -174,6 +175,7 @@ def notice_verdict(step: NStep) -> Verdict | None:
 # is the work delivered as the agent sees it ("Here is the commit history: …", "No seed data anywhere; the
 # tests use mocks"); a bare line ("Session closed.", a greeting) delivers nothing.
 ANSWER = 60
+MANY, FEW = 8, 6  # a long answer: at least MANY sentences, at most one in FEW of them saying trouble
 # What went wrong, said in a report's words ("answered with its error page", "the endpoint is gone"): the
 # message hands back a problem, not the work; not a rule's exception ("with the exception of", "l'exception").
 TROUBLE = re.compile(r"\b(?:errors?|(?<!l')(?<!l’)exceptions?(?! (?:of|to|for)\b)|gone|broken|crash(?:ed|es)?|down)\b",
@@ -191,9 +193,6 @@ def answers(text: str) -> bool:
     shown = sum(len(block) for block in FENCED.findall(text or ""))
     # a word in inline code is a name (a branch `fix/…-timestamp-crash`), not trouble said
     return sum(len(s) for s in said) + shown >= ANSWER and not any(TROUBLE.search(INLINE.sub(" ", s)) for s in said)
-
-
-MANY, FEW = 8, 6  # a long answer: at least MANY sentences, at most one in FEW of them saying trouble
 
 
 def mostly_answers(text: str) -> bool:
@@ -243,12 +242,13 @@ def message_verdict(step: NStep, answered: bool = False) -> Verdict:
         return Verdict(ESCALATED, step.index, "its final message says what failed and asks what to do", offer)
     if claim:
         return Verdict(CLAIMED, step.index, "its final message claims the work done", claim)
-    if not unable and not claim and SIGN_OFF.search(step.text or ""):
+    if not unable and SIGN_OFF.search(step.text or ""):
         return Verdict(CLAIMED, step.index, "its final message offers more help: the work is handed back",
                        first_line(step.text))
-    if unable and not mostly_answers(step.text):
+    long_answer = mostly_answers(step.text)
+    if unable and not long_answer:
         return Verdict(GAVE_UP, step.index, "its final message says what failed, asks nothing", unable)
-    if answers(step.text) or mostly_answers(step.text):
+    if long_answer or answers(step.text):
         return Verdict(CLAIMED, step.index, "its final message answers: it hands back what it found, nothing failed",
                        first_line(step.text))
     return Verdict(GAVE_UP, step.index, "its final message neither claims nor asks", first_line(step.text))
@@ -285,9 +285,8 @@ def refused_before(trajectory: NTrajectory, last: NStep) -> Verdict | None:
 
 def last_reply(trajectory: NTrajectory) -> NStep:
     """The last step the model itself wrote (not a notice the harness wrote in its place)."""
-    facts = trajectory.log.steps if trajectory.log else []
     for step in reversed(trajectory.steps):
-        if not (facts and facts[step.index - 1].synthetic):
+        if not written_by_harness(trajectory.log, step.index):
             return step
     return trajectory.steps[-1]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from impasse.operator.asks import clauses
+from impasse.operator.asks import SENTENCE_END, clauses
 
 # the install said as what must happen or what comes next, by whoever does it
 NEEDED_INSTALL = re.compile(
@@ -18,5 +18,5 @@ NEEDED_INSTALL = re.compile(
 
 def stated_installs(text: str) -> list[str]:
     """The clauses of a text that state a needed install, each read as a remedy named."""
-    return [part for sentence in re.split(r"(?<=[.!?:])\s+|\n+", text) for part in clauses(sentence)
+    return [part for sentence in SENTENCE_END.split(text) for part in clauses(sentence)
             if NEEDED_INSTALL.search(part)]
