@@ -112,7 +112,6 @@ NUMBERED = re.compile(r"^\s*\d+[.)]\s")
 # An option that moves the work to the human's own machine ("1) Run locally on your machine"): what is
 # listed under it is done there, and lifts nothing where the agent is blocked.
 THEIR_MACHINE = re.compile(r"\bon your (?:own |local )?(?:machine|computer|laptop|workstation)\b", re.I)
-NUMBERED = re.compile(r"^\s*\d+[.)]\s")
 
 
 def on_their_machine(text: str) -> set[str]:

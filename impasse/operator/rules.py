@@ -34,6 +34,7 @@ from impasse.operator.asks import (
     misdirected,
     own_names,
 )
+from impasse.operator.dismissed import dismissed
 from impasse.operator.guesses import GUESSES, SHOTGUN
 from impasse.operator.leave import OWN_PLAN, go_on, own_action
 from impasse.operator.objects import (
@@ -260,7 +261,7 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
     card, obj = named[0]
     if not earned(card, task, seen):
         return Judgement("unearned", card.id, obj, causes)
-    if (only_leave or misdirected(card, names, asks, every_card()) or misattributed(card, task, raw, seen, asks)
-            or another_object(card, task, files, asks, seen)):
+    if (only_leave or dismissed(raw) or misdirected(card, names, asks, every_card())
+            or misattributed(card, task, raw, seen, asks) or another_object(card, task, files, asks, seen)):
         return Judgement("misdirected", card.id, obj, causes, earned=True)  # the right error, the wrong cause
     return Judgement("actionable", card.id, obj, causes, earned=True)  # unearned: earned stays False

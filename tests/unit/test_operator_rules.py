@@ -415,3 +415,19 @@ def test_an_install_of_the_package_said_as_needed_names_its_absence(text):
                                   "Let me reinstall invoicekit from source (editable mode):"])
 def test_an_install_of_something_else_said_as_needed_names_nothing(text):
     assert not verdict(text, NO_YAML).actionable
+
+
+@pytest.mark.parametrize("text", [
+    f"{DENIED} came from an earlier try; this issue has already been resolved, no action needed.",
+    f"The write to invoicekit/tax.py failed ({DENIED}) — pre-existing, out of scope for this fix.",
+    f"{DENIED}: that is not an environment issue, the test writes to the wrong place.",
+    f"之前的 {DENIED} 问题已经解决，无需额外操作。",
+])
+def test_a_failure_put_down_as_settled_or_beside_the_point_asks_for_nothing_that_lifts_it(text):
+    # the error and its object are quoted, but a person doing what the text says would do nothing
+    assert verdict(text).verdict == "misdirected"
+
+
+def test_a_settled_fix_beside_an_open_failure_still_asks_for_it():
+    assert verdict(f"The rounding fix is complete. Still open: {DENIED} — please give invoicekit/tax.py back to "
+                   "my user.").actionable
