@@ -47,6 +47,8 @@ OFFERS = re.compile(
     r"|sonst noch|(?:ti serve|le serve|hai bisogno di) (?:altro|qualcos)|qualcos'altro"
     r"|还有(?:什么|其他)|还需要(?:什么|其他)"
     r"|他に(?:何か|なにか)"
+    # "anything you would like changed?": more work offered ("改善・修正したい点はありますか？", "还有哪些要调整？")
+    r"|(?:[^。？?]{0,20}(?:改善|修正|変更|調整|追加)したい(?:点|ところ|箇所))|还有(?:哪些|哪里)"
     # "shall I …?" in Japanese, said at the sentence's end: "…確認しておきましょうか？"
     r"|.*?(?:し|き|み|げ|せ|り)?ましょうか[？?]$)", re.I)
 QUESTION_MARKS = ("?", "？")

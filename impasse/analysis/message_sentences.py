@@ -17,7 +17,7 @@ QUOTED = re.compile(r'"[^"\n]{3,}"|\u201c[^\u201d\n]{3,}\u201d|^\s*>.*$', re.M)
 # Typographic apostrophes (I’ve, couldn’t), as many models write them, read as the plain one of the phrases.
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
 # A sentence ends at . ? ! or a line's end, not after an abbreviation ("e.g.", "etc.") nor a list's "1.".
-SENTENCE_END = re.compile(r"(?<=[.?!])" + NOT_AFTER_ABBREVIATION + NOT_AFTER_LIST_NUMBER + r"\s+|\n+")
+SENTENCE_END = re.compile(r"(?<=[.?!])" + NOT_AFTER_ABBREVIATION + NOT_AFTER_LIST_NUMBER + r"\s+|(?<=[。！？])\s*|\n+")
 
 
 def sentences(text: str) -> list[str]:

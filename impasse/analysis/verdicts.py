@@ -81,7 +81,8 @@ class Verdict:
 
 
 # A question that only fills in the offer before it ("Want me to commit it? Something like `session.jsonl`?").
-FOLLOW_UP = re.compile(r"^(?:something like|maybe|perhaps|or|say|e\.g\.|like|for example|ideally)\b", re.I)
+FOLLOW_UP = re.compile(r"^(?:(?:something like|maybe|perhaps|or|say|e\.g\.|like|for example|ideally)\b"
+                       r"|比如|例如|譬如|或者|たとえば|例えば)", re.I)
 
 
 def ask_in(text: str) -> str:
@@ -238,14 +239,14 @@ def message_verdict(step: NStep, answered: bool = False) -> Verdict:
         return Verdict(ESCALATED, step.index, "its final message says what is left and asks whether to go on", left)
     # An offer after saying what could not be done, with nothing claimed, hands the human a decision the
     # agent needs to go on ("I don't have write access there. Would you like me to work elsewhere?").
-    if offer and (unable or NEEDED_FIRST.search(step.text)) and not claim:
+    long_answer = mostly_answers(step.text)  # a report that says trouble in few of its sentences
+    if offer and (unable or NEEDED_FIRST.search(step.text)) and not claim and not long_answer:
         return Verdict(ESCALATED, step.index, "its final message says what failed and asks what to do", offer)
     if claim:
         return Verdict(CLAIMED, step.index, "its final message claims the work done", claim)
     if not unable and SIGN_OFF.search(step.text or ""):
         return Verdict(CLAIMED, step.index, "its final message offers more help: the work is handed back",
                        first_line(step.text))
-    long_answer = mostly_answers(step.text)
     if unable and not long_answer:
         return Verdict(GAVE_UP, step.index, "its final message says what failed, asks nothing", unable)
     if long_answer or answers(step.text):
