@@ -355,6 +355,19 @@ def test_a_database_role_refused_a_privilege_is_a_permission_wall(output):
     assert kinded("chown_root", output, COMMAND, 1) is not None
 
 
+@pytest.mark.parametrize("output", [
+    "An error occurred (AccessDenied) when calling the PutUserPolicy operation: User: arn:aws:iam::1234567890:user/dev"
+    " is not authorized to perform: iam:PutUserPolicy on resource: user dev",
+    "An error occurred (UnauthorizedOperation) when calling the RunInstances operation: You are not authorized to "
+    "perform this operation.",
+    "(AuthorizationFailed) The client 'dev@example.com' with object id '0000' does not have authorization to perform "
+    "action 'Microsoft.Resources/subscriptions/resourcegroups/write' over scope '/subscriptions/0000'",
+    "ERROR: (gcloud.projects.add-iam-policy-binding) [dev@example.com] does not have permission to access projects "
+    "instance [demo]: Permission 'resourcemanager.projects.setIamPolicy' denied on resource (or it may not exist)."])
+def test_a_cloud_refusing_the_identity_the_agent_acts_as_is_a_permission_wall(output):
+    assert kinded("chown_root", output, COMMAND, 254) is not None
+
+
 def test_zsh_names_the_shell_function_that_could_not_find_a_command():
     """A `cd` hook from the user's zshrc (zoxide's `z`) runs where its helper was never defined."""
     assert kinded("missing_binary", "z:1: command not found: __zoxide_z", COMMAND, 1) is not None
