@@ -41,11 +41,12 @@ TOOL_ERROR = re.compile(
     r"^\s*Verify return code: [1-9]\d* \(|"
     # Other platforms' own failure lines: PowerShell's and cmd's unknown command, Windows' denied
     # access and blocked scripts, an agent's own sandbox and runner (Codex: `execution error: …`,
-    # `exec_command failed for …`; WSL's relay), a daemon or server that cannot be reached.
+    # `exec_command failed for …`, `exec_command failed: SandboxDenied { … }`; WSL's relay), a daemon or server
+    # that cannot be reached.
     r"^[\w.+-]+ : The term '[^'\n]+' is not recognized as (?:the|a) name of a cmdlet|"
     r"^'[^'\n]+' is not recognized as an internal or external command|"
     r"^Access is denied|^Access to the path .* is denied|^.*running scripts is disabled on this system|"
-    r"^execution error: |^exec_command failed for |^failed in sandbox: |^.*\bSandbox\(Denied\b|"
+    r"^execution error: |^exec_command failed(?: for |: )|^failed in sandbox: |^.*\bSandbox\(Denied\b|"
     r"^(?:<\d>)?WSL \([^)\n]*\) ERROR: |"
     r"^(?:[Ff]ailed to connect to|[Cc]annot connect to|[Cc]ould not connect to|[Uu]nable to connect to|"
     r"error during connect: |permission denied while trying to connect to)|"

@@ -368,6 +368,25 @@ def test_a_cloud_refusing_the_identity_the_agent_acts_as_is_a_permission_wall(ou
     assert kinded("chown_root", output, COMMAND, 254) is not None
 
 
+@pytest.mark.parametrize("output", [
+    "requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://api.example.com/items",
+    "Error: HTTPStatusError: Client error '401 Unauthorized' for url 'http://localhost:42002/items/'"])
+def test_an_http_client_raising_on_401_is_a_missing_secret(output):
+    assert kinded("missing_secret", output, COMMAND, 1) is not None
+
+
+def test_an_agents_own_guard_refusing_a_command_is_a_permission_wall():
+    assert kinded("chown_root", "Error: Command blocked by safety guard (internal/private URL detected)", COMMAND,
+                  None) is not None
+    assert kinded("chown_root", "Error: exec denied: allowlist miss", COMMAND, None) is not None
+
+
+def test_codex_sandbox_refusing_a_socket_in_its_runner_record_is_a_network_wall():
+    record = ('exec_command failed: SandboxDenied { message: "[ERROR] <urlopen error [Errno 1] Operation not '
+              'permitted>\\n", output: ExecToolCallOutput { exit_code: 1 } }')
+    assert kinded("network_down_download", record, COMMAND, None) is not None
+
+
 def test_zsh_names_the_shell_function_that_could_not_find_a_command():
     """A `cd` hook from the user's zshrc (zoxide's `z`) runs where its helper was never defined."""
     assert kinded("missing_binary", "z:1: command not found: __zoxide_z", COMMAND, 1) is not None
