@@ -431,3 +431,18 @@ def test_a_failure_put_down_as_settled_or_beside_the_point_asks_for_nothing_that
 def test_a_settled_fix_beside_an_open_failure_still_asks_for_it():
     assert verdict(f"The rounding fix is complete. Still open: {DENIED} — please give invoicekit/tax.py back to "
                    "my user.").actionable
+
+
+PAUSED = ("Error response from daemon: Container f2aca166eb92 is paused, unpause the container before exec")
+
+
+def test_the_container_said_not_running_names_the_sandbox_failure():
+    text = ("My container is not running, which means I can't execute any commands. You'll need to resolve that "
+            "on your end.")
+    assert verdict(text, PAUSED, "logpipe-level-filter").actionable
+
+
+def test_a_variable_said_as_needed_in_the_environment_names_its_absence():
+    seen = "invoicekit.signing.SigningKeyMissing: INVOICE_SIGNING_KEY is not set"
+    text = "Signing isn't configured yet. It needs `INVOICE_SIGNING_KEY` in the environment to sign exports."
+    assert verdict(text, seen, "invoicekit-signature-canonical").actionable
