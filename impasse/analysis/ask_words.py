@@ -141,4 +141,7 @@ ASKS_FOR_A_VALUE = re.compile(r"^\W*(?:what(?:'s| is) your|where (?:is|are|can i
 # A sign-off that offers more help ("let me know if anything else comes up", "fammi sapere", 有事随时叫我)
 # closes a turn whose work the agent holds done: no ask, nothing failed.
 SIGN_OFF = re.compile(r"\b(?:let me know if|feel free to (?:ask|reach out)|fammi sapere|avísame|me avisa|sag "
-                      r"(?:mir )?Bescheid|n'hésite pas)\b|有事随时|随时(?:叫|找|告诉)我|何かあれば", re.I)
+                      r"(?:mir )?Bescheid|n'hésite pas)\b|有事随时|随时(?:叫|找|告诉)我|何かあれば"
+                      # "if you need anything more, tell me": 如果你需要进一步的…，请告诉我
+                      r"|(?:如果|如)(?:你|您)?(?:还)?(?:需要|有(?:任何|其他)?(?:问题|需求))[^。！？?]{0,60}(?:请|欢迎)?"
+                      r"(?:告诉|告知|联系)我", re.I)

@@ -83,7 +83,7 @@ OTHER_LANGUAGES = re.compile(
     r"|^\W*已(?:经)?(?!取消|停止|中断|放弃|失败|拒绝|超时|终止)[\u4e00-\u9fff]{1,3}(?:了|好|完)?(?=[。！!，,；;]|$)"
     r"|(?:テスト|すべて|全て)[^。\n]{0,12}"
     r"(?:通りました|パスしました|成功しました)"
-    r"|已(?:经)?(?:完成|修复|修改|添加|实现|更新|解决|搭建|部署|配置|创建|上线|启动|就绪)(?!失败)|(?:修复|修改|添加|实现|更新|解决|新增|创建|重构)了"
+    r"|已(?:经)?(?:成功)?(?:完成|修复|修改|添加|实现|更新|解决|搭建|部署|配置|创建|上线|启动|就绪)(?!失败)|(?:修复|修改|添加|实现|更新|解决|新增|创建|重构)了"
     r"|(?:搭建|部署|配置|创建|安装|设置|写)好了|全部通过"
     r"|测试通过|완료"
     r"|(?:수정|추가|구현|변경|작성|업데이트|해결|반영|적용|정리|생성)(?:했|해 ?(?:뒀|놨))(?:습니다|어요|어|다)"
@@ -113,7 +113,7 @@ OTHER_LANGUAGES = re.compile(
     r"|\b(?:ich habe|wir haben)\b[^.\n]{0,60}\b(?:hinzugefügt|behoben|aktualisiert|implementiert|erstellt|geändert)\b"
     r"|\berledigt\b|\bbehoben\b|^\W*(?:fertig|umgesetzt|implementiert|hinzugefügt|aktualisiert)\b"
     r"|\b(?:implementei|corrigi|adicionei|atualizei|criei|conclu[íi])\b|\bconcluído\b|^\W*feito\b)", re.I)
-NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでした|失敗|未完了|未完成|无法|不能|没有|未能"
+NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでした|失敗|未完了|未完成|无法|不能|(?<!有)没有|未能"
                                     r"|被拒绝?|拒否されました|失败|超时|超時|タイムアウト"
                                     r"|没装|未安装|找不到|インストールされていません|見つかりません"
                                     r"|설치되어 있지 않|찾을 수 없"

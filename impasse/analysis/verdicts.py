@@ -94,7 +94,7 @@ def ask_in(text: str) -> str:
         item = plain != sentence.lstrip("*_ ").strip()
         offered = (offered and item) or (offers(plain) and plain.endswith(":"))
         follows_offer, last_offer = last_offer and FOLLOW_UP.match(plain), offers(plain)
-        if offered or follows_offer or HARNESS_API_ERROR.search(plain):  # a notice ("Please run /login"), no ask
+        if offered or follows_offer or HARNESS_API_ERROR.search(plain) or SIGN_OFF.search(plain):  # notice, sign-off
             continue
         question = plain.endswith(QUESTION_MARKS) and plain[:1].isalpha() \
             and not CODE_CHARS.search(INLINE.sub("", plain)) and not last_offer and len(plain) > 12
