@@ -26,6 +26,8 @@ from impasse.vocabulary import Tool
     ("mcp__files__read_file", None, READ),
     ("run_shell_command", None, COMMAND), ("read_many_files", None, READ), ("search_file_content", None, LIST),
     ("grep_files", None, LIST), ("replace", None, WRITE),  # Gemini CLI's and Codex's newer tools
+    # a tool that searches logs or traces lists what others printed
+    ("mcp_lms_logs_search", None, LIST), ("mcp__obs__get_traces", None, LIST), ("logs_error_count", None, OTHER),
     ("TodoWrite", None, OTHER), ("Task", None, OTHER), ("update_plan", None, OTHER), ("", None, OTHER)])
 def test_a_foreign_tool_is_what_it_does(name, arguments, kind):
     assert tool_kind(name, arguments) == kind

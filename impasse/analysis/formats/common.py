@@ -54,7 +54,13 @@ def tool_kind(name: str, arguments=None) -> str:
     if key in ("str_replace_editor", "str_replace_based_edit_tool", "file_editor", "editor"):
         command = arguments.get("command") if isinstance(arguments, dict) else None
         return EDITOR_COMMANDS.get(str(command), WRITE)
-    return KIND_OF_TOOL.get(key, OTHER)
+    return KIND_OF_TOOL.get(key) or (LIST if LOG_SEARCH.search(key) else OTHER)
+
+
+# A tool that searches or reads logs or traces (an observability MCP's `logs_search`, `get_traces`): what it
+# returns are the entries it matched, a listing of what others printed, not a failure of the agent's call.
+LOG_SEARCH = re.compile(r"(?:^|_)(?:logs?|traces?)_(?:search|query|list|get|read|tail|fetch)(?:_|$)"
+                        r"|(?:^|_)(?:search|query|list|get|read|tail|fetch)_(?:logs?|traces?)(?:_|$)")
 
 
 MOST_LINES_WHOLE = 20  # more than one torn tail in 20 lines (or in a shorter file) is no JSON Lines log
