@@ -375,6 +375,22 @@ def test_an_http_client_raising_on_401_is_a_missing_secret(output):
     assert kinded("missing_secret", output, COMMAND, 1) is not None
 
 
+@pytest.mark.parametrize("output", [
+    "MongoServerError: bad auth : Authentication failed.",
+    'psql: error: connection to server at "localhost" (127.0.0.1), port 5432 failed: FATAL:  password '
+    'authentication failed for user "app"',
+    "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: YES)"])
+def test_a_database_refusing_the_credential_is_a_missing_secret(output):
+    assert kinded("missing_secret", output, COMMAND, 1) is not None
+
+
+def test_bundler_finding_no_executable_and_httpx_reaching_no_service():
+    assert kinded("missing_binary", "bundler: command not found: ruby-lsp", COMMAND, 127) is not None
+    assert kinded("service_down", "Error: ConnectError: All connection attempts failed", COMMAND, None) is not None
+    assert kinded("service_down", "Error executing logs_error_count: Failed to search logs: All connection "
+                  "attempts failed", COMMAND, None) is not None
+
+
 def test_an_agents_own_guard_refusing_a_command_is_a_permission_wall():
     assert kinded("chown_root", "Error: Command blocked by safety guard (internal/private URL detected)", COMMAND,
                   None) is not None
