@@ -25,13 +25,13 @@ SESSIONS = Path(os.environ.get("IMPASSE_SESSION_CORPUS", ROOT.parent / "corpus" 
 LABELING = ROOT.parent / "shared" / "real-trajectories" / "LABELING.md"
 CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only", "network", "disk_full", "oom",
               "lock", "missing_secret", "tls", "service_down", "none"}
-# Measured on the held-out folds (docs/validity.md, "The session corpus"): 346 sessions since the
-# ninety-seventh to hundred-and-eighth batches came in (24 of their 74 fell there): t* 150 of 231, endings 278 of
-# 346, told 80.5%, a false onset in 13 of 115 (above issue #40's 10% goal).
+# Measured on the held-out folds (docs/validity.md, "The session corpus"): 347 sessions since the
+# ninety-seventh to hundred-and-tenth batches came in (25 of their 91 fell there): t* 151 of 232, endings 279 of
+# 347, told 80.5%, a false onset in 12 of 115 (above issue #40's 10% goal).
 # A rule change may only raise these (lower the false onsets); a batch of sessions no rule has seen
 # moves them to what it measures.
-HELD_OUT_FLOORS = {"t_star_agreement": 0.64, "ending_agreement": 0.80, "told_agreement": 0.80}
-HELD_OUT_FALSE_ONSETS_CEILING = 0.12
+HELD_OUT_FLOORS = {"t_star_agreement": 0.65, "ending_agreement": 0.80, "told_agreement": 0.80}
+HELD_OUT_FALSE_ONSETS_CEILING = 0.11
 
 
 def rows(name: str) -> list[dict]:
