@@ -138,10 +138,19 @@ ASKS_FOR_A_VALUE = re.compile(r"^\W*(?:what(?:'s| is) your|where (?:is|are|can i
                               r"|can you (?:share|send|provide|paste|give me))\b", re.I)
 
 
+# "If you need anything more, tell me" in Chinese (如果你需要进一步的…，请告诉我) and in the languages SIGN_OFF
+# reads ("si necesitas otra cosa, avísame", "se hai bisogno di altro, fammi sapere"): help offered on the human's need.
+NEED_MORE = (r"(?:如果|如)(?:你|您)?(?:还)?(?:需要|有(?:任何|其他)?(?:问题|需求))[^。！？?]{0,60}"
+             r"(?:请|欢迎)?(?:告诉|告知|联系)我"
+             r"|\b(?:si necesitas?|se (?:você )?precisar|si (?:tu as|vous avez) besoin|se hai bisogno|se ti serve"
+             r"|wenn (?:du|sie) (?:noch )?(?:etwas|was) (?:brauchst|brauchen))\b[^.?!\n]{0,60}"
+             r"(?:avísame|me avisa|dime|dis-moi|dites-moi|fammi sapere|sag (?:mir )?Bescheid)")
 # A sign-off that offers more help ("let me know if anything else comes up", "fammi sapere", 有事随时叫我)
 # closes a turn whose work the agent holds done: no ask, nothing failed.
 SIGN_OFF = re.compile(r"\b(?:let me know if|feel free to (?:ask|reach out)|fammi sapere|avísame|me avisa|sag "
-                      r"(?:mir )?Bescheid|n'hésite pas)\b|有事随时|随时(?:叫|找|告诉)我|何かあれば"
-                      # "if you need anything more, tell me": 如果你需要进一步的…，请告诉我
-                      r"|(?:如果|如)(?:你|您)?(?:还)?(?:需要|有(?:任何|其他)?(?:问题|需求))[^。！？?]{0,60}(?:请|欢迎)?"
-                      r"(?:告诉|告知|联系)我", re.I)
+                      r"(?:mir )?Bescheid|n'hésite pas)\b|有事随时|随时(?:叫|找|告诉)我|何かあれば|" + NEED_MORE, re.I)
+# Help offered on the human's own need ("let me know if you need anything else", 如果你需要…请告诉我) is no ask,
+# unlike "let me know if you can install jq", which asks for the act.
+HELP_OFFERED = re.compile(r"\b(?:let me know|tell me) if you (?:need|want|have|would like|'d like)\b"
+                          r"|\bfeel free to (?:ask|reach out)\b|有事随时|随时(?:叫|找|告诉)我|何かあれば|"
+                          + NEED_MORE, re.I)

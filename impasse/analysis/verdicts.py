@@ -13,6 +13,7 @@ from impasse.analysis.ask_words import ASKS as OTHER_ASKS
 from impasse.analysis.ask_words import (
     ASKS_FOR_A_VALUE,
     ENGLISH_ASKS,
+    HELP_OFFERED,
     LATER_CHECK,
     QUESTION_MARKS,
     SIGN_OFF,
@@ -94,7 +95,7 @@ def ask_in(text: str) -> str:
         item = plain != sentence.lstrip("*_ ").strip()
         offered = (offered and item) or (offers(plain) and plain.endswith(":"))
         follows_offer, last_offer = last_offer and FOLLOW_UP.match(plain), offers(plain)
-        if offered or follows_offer or HARNESS_API_ERROR.search(plain) or SIGN_OFF.search(plain):  # notice, sign-off
+        if offered or follows_offer or HARNESS_API_ERROR.search(plain) or HELP_OFFERED.search(plain):  # notice, help
             continue
         question = plain.endswith(QUESTION_MARKS) and plain[:1].isalpha() \
             and not CODE_CHARS.search(INLINE.sub("", plain)) and not last_offer and len(plain) > 12
