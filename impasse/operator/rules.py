@@ -261,7 +261,7 @@ def judge(text: str, seen: str, task: Task, cards: list[Card], files: tuple[str,
     card, obj = named[0]
     if not earned(card, task, seen):
         return Judgement("unearned", card.id, obj, causes)
-    if (only_leave or dismissed(raw) or misdirected(card, names, asks, every_card())
+    if (only_leave or (dismissed(raw) and not fits(card, names, asks)) or misdirected(card, names, asks, every_card())
             or misattributed(card, task, raw, seen, asks) or another_object(card, task, files, asks, seen)):
         return Judgement("misdirected", card.id, obj, causes, earned=True)  # the right error, the wrong cause
     return Judgement("actionable", card.id, obj, causes, earned=True)  # unearned: earned stays False

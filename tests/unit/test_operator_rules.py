@@ -431,6 +431,9 @@ def test_a_failure_put_down_as_settled_or_beside_the_point_asks_for_nothing_that
 def test_a_settled_fix_beside_an_open_failure_still_asks_for_it():
     assert verdict(f"The rounding fix is complete. Still open: {DENIED} — please give invoicekit/tax.py back to "
                    "my user.").actionable
+    # "out of scope" said of other work, with the card's remedy asked for: the failure is not dismissed
+    assert verdict(f"Refactoring the tax module is out of scope. {DENIED} — please chown invoicekit/tax.py to my "
+                   "user.").actionable
 
 
 PAUSED = ("Error response from daemon: Container f2aca166eb92 is paused, unpause the container before exec")
