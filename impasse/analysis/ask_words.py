@@ -113,6 +113,8 @@ ENGLISH_ASKS = re.compile(
     rf"|{AWAITING_GRANT}"
     rf"|\b(?:once|when|after) you(?:'ve| have)\b"
     rf"|\blet me know (?:which|what|how|whether|when you|once you|if you(?:'d| would) prefer)\b"
+    # the act asked for as a condition to hear back on: "let me know if you can install jq"
+    rf"|\b(?:let me know|tell me) if you (?:can|could|are able to) {ACT}\b"
     # the agent goes on only after the human acts ("If you can run `sudo …`, I'll finish the deploy"),
     # and the steps left to the human ("Manual step required", "To proceed, you'll need to …")
     rf"|\bif you (?:can |could )?{ACT}\b[^.?!\n]{{0,80}}\bI(?:'ll| will| can)\b"
