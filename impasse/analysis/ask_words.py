@@ -52,6 +52,9 @@ OFFERS = re.compile(
     # "shall I …?" in Japanese, said at the sentence's end: "…確認しておきましょうか？"
     r"|.*?(?:し|き|み|げ|せ|り)?ましょうか[？?]$)", re.I)
 QUESTION_MARKS = ("?", "？")
+# A question that only fills in the offer before it ("Want me to commit it? Something like `session.jsonl`?").
+FOLLOW_UP = re.compile(r"^(?:(?:something like|maybe|perhaps|or|say|e\.g\.|like|for example|ideally)\b"
+                       r"|比如|例如|譬如|或者|たとえば|例えば)", re.I)
 
 
 # A check handed to the human for later, once what it needs is there ("Once aider is available, please

@@ -13,6 +13,7 @@ from impasse.analysis.ask_words import ASKS as OTHER_ASKS
 from impasse.analysis.ask_words import (
     ASKS_FOR_A_VALUE,
     ENGLISH_ASKS,
+    FOLLOW_UP,
     HELP_OFFERED,
     LATER_CHECK,
     QUESTION_MARKS,
@@ -79,11 +80,6 @@ class Verdict:
     step: int | None  # the step that shows it (the last one, mostly)
     how: str  # the reason in words: which tool, which stop, which phrase
     line: str = ""  # the log's line that shows it
-
-
-# A question that only fills in the offer before it ("Want me to commit it? Something like `session.jsonl`?").
-FOLLOW_UP = re.compile(r"^(?:(?:something like|maybe|perhaps|or|say|e\.g\.|like|for example|ideally)\b"
-                       r"|比如|例如|譬如|或者|たとえば|例えば)", re.I)
 
 
 def ask_in(text: str) -> str:
