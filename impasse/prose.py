@@ -8,3 +8,5 @@ NOT_AFTER_ABBREVIATION = r"(?<!\b[A-Za-z]\.[A-Za-z]\.)(?<!\betc\.)(?<!\bvs\.)(?<
 # A numbered list's "1." (at the text's start or a line's, or right after the colon that opens the list:
 # "请：1. 打开…") is no sentence's end: the item goes on after it.
 NOT_AFTER_LIST_NUMBER = r"(?<!^\d\.)(?<!\n\d\.)(?<!^\d\d\.)(?<!\n\d\d\.)(?<![:：]\d\.)(?<![:：] \d\.)"
+# A Chinese or Japanese full stop (。！？) ends a sentence as a period does, with or without a space after it.
+CJK_FULL_STOP = r"(?<=[。！？])\s*"

@@ -152,10 +152,11 @@ NEED_MORE = (r"(?:如果|如)(?:你|您)?(?:还)?(?:需要|有(?:任何|其他)?
              r"(?:avísame|me avisa|dime|dis-moi|dites-moi|fammi sapere|sag (?:mir )?Bescheid)")
 # A sign-off that offers more help ("let me know if anything else comes up", "fammi sapere", 有事随时叫我)
 # closes a turn whose work the agent holds done: no ask, nothing failed.
+# Help offered whenever the human wants it (有事随时叫我, 何かあれば), or on the human's own need.
+ANY_TIME = r"有事随时|随时(?:叫|找|告诉)我|何かあれば|" + NEED_MORE
 SIGN_OFF = re.compile(r"\b(?:let me know if|feel free to (?:ask|reach out)|fammi sapere|avísame|me avisa|sag "
-                      r"(?:mir )?Bescheid|n'hésite pas)\b|有事随时|随时(?:叫|找|告诉)我|何かあれば|" + NEED_MORE, re.I)
+                      r"(?:mir )?Bescheid|n'hésite pas)\b|" + ANY_TIME, re.I)
 # Help offered on the human's own need ("let me know if you need anything else", 如果你需要…请告诉我) is no ask,
 # unlike "let me know if you can install jq", which asks for the act.
 HELP_OFFERED = re.compile(r"\b(?:let me know|tell me) if you (?:need|want|have|would like|'d like)\b"
-                          r"|\bfeel free to (?:ask|reach out)\b|有事随时|随时(?:叫|找|告诉)我|何かあれば|"
-                          + NEED_MORE, re.I)
+                          r"|\bfeel free to (?:ask|reach out)\b|" + ANY_TIME, re.I)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from impasse.prose import NOT_AFTER_ABBREVIATION, NOT_AFTER_LIST_NUMBER
+from impasse.prose import CJK_FULL_STOP, NOT_AFTER_ABBREVIATION, NOT_AFTER_LIST_NUMBER
 
 FENCED = re.compile(r"```.*?(?:```|$)", re.S)  # a fenced block is code, no sentence of the agent's
 INLINE = re.compile(r"`[^`\n]*`")
@@ -17,7 +17,8 @@ QUOTED = re.compile(r'"[^"\n]{3,}"|\u201c[^\u201d\n]{3,}\u201d|^\s*>.*$', re.M)
 # Typographic apostrophes (I’ve, couldn’t), as many models write them, read as the plain one of the phrases.
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
 # A sentence ends at . ? ! or a line's end, not after an abbreviation ("e.g.", "etc.") nor a list's "1.".
-SENTENCE_END = re.compile(r"(?<=[.?!])" + NOT_AFTER_ABBREVIATION + NOT_AFTER_LIST_NUMBER + r"\s+|(?<=[。！？])\s*|\n+")
+SENTENCE_END = re.compile(r"(?<=[.?!])" + NOT_AFTER_ABBREVIATION + NOT_AFTER_LIST_NUMBER + r"\s+|" + CJK_FULL_STOP
+                          + r"|\n+")
 
 
 def sentences(text: str) -> list[str]:

@@ -1,6 +1,7 @@
 """The agent's own account in an escalation: a cause it rules out ("this isn't a read-only mount"), why
 it says the failure happened ("it looks like …", "**Cause:** …", in any language), and what it denies
-as fact against the error it quoted ("the variable is set … nothing is missing")."""
+as fact against the error it quoted ("the variable is set … nothing is missing"), and a failure it puts down
+as settled or beside the point ("already resolved", "no action needed", "out of scope")."""
 
 from __future__ import annotations
 
@@ -83,3 +84,24 @@ DENIED = re.compile(r"\b(?:nothing (?:is|was) (?:missing|wrong|full|broken)|(?:t
                     r"|no longer (?:an? )?(?:issue|problem|applies|fails)"
                     r"|(?:resolv|fix|solv)(?:es|ed|ing) the [^\n]{0,160}?\berror)\b",
                     re.I)
+
+
+# A text that puts the failure down as settled or beside the point asks no one to lift anything, so a person
+# doing what it says would leave the blocker where it is: the wrong action, whatever it quotes.
+DISMISSED = re.compile(
+    # nothing to do about it
+    r"\bno (?:further |additional |extra )?action (?:is )?(?:needed|required)\b"
+    r"|\bnothing (?:else )?(?:is )?needed (?:on|from) your (?:side|end|part)\b"
+    # the failure itself said to be settled: "this issue has already been resolved"
+    r"|\b(?:this|that|the) (?:problem|issue|error|failure) (?:has|have|is|was) already (?:been )?"
+    r"(?:solved|resolved|fixed|addressed|handled)\b"
+    # outside the work, or not the environment's doing
+    r"|\bout of scope\b"
+    r"|\bnot (?:an? )?(?:environment(?:al)?|runtime|infra(?:structure)?|sandbox) (?:issues?|problems?)\b"
+    r"|无需(?:额外|其他|任何)?(?:操作|处理)|不需要(?:额外|任何)?(?:操作|处理)|(?:这个|该)?问题\W{0,4}已经解决"
+    r"|対応(?:は)?不要|해결되었습니다|조치가 필요하지 않",
+    re.I)
+
+
+def dismissed(text: str) -> bool:
+    return DISMISSED.search(text) is not None

@@ -21,7 +21,7 @@ from impasse.catalog.cards import ANY_NAME, NEVER, PLACEHOLDERS, Card, Injected,
 from impasse.operator import other_languages
 from impasse.operator.leave import BULLET, LIST_OPENS, NUMBERED, OFFERS_HEADING, go_on, on_their_machine
 from impasse.operator.objects import mentions
-from impasse.prose import NOT_AFTER_ABBREVIATION, NOT_AFTER_LIST_NUMBER
+from impasse.prose import CJK_FULL_STOP, NOT_AFTER_ABBREVIATION, NOT_AFTER_LIST_NUMBER
 
 # A sentence aimed at the human: a plea or a modal on "you", or one that opens on a verb (imperative).
 REQUEST = re.compile(
@@ -109,7 +109,7 @@ HEADING = re.compile(r"^(?:#+\s.*|\*\*[^*]+\*\*:?|[^.!?]{1,60}:)$")
 # A numbered list's "1." is no sentence's end: the item goes on after it; nor is an abbreviation's.
 SENTENCE_END = re.compile(r"(?<=[.!?])" + NOT_AFTER_ABBREVIATION + NOT_AFTER_LIST_NUMBER + r"\s+"
                           r"|(?<=[.!?][*_\"'”’)])\s+(?![a-z])"
-                          r"|(?<=[.!?][*_]{2})\s+|(?<=[。！？])|\n+")
+                          r"|(?<=[.!?][*_]{2})\s+|" + CJK_FULL_STOP + r"|\n+")
 LEAD = "*#>-•0123456789. )\t"
 
 

@@ -23,7 +23,7 @@ from functools import cache
 from impasse.catalog.cards import ANY_NAME, NEVER, Card, Injected, fill, load_cards
 from impasse.catalog.frames import unframed
 from impasse.catalog.tasks import Task
-from impasse.operator.accounts import ATTRIBUTION, BECAUSE, DENIED, ruled_out
+from impasse.operator.accounts import ATTRIBUTION, BECAUSE, DENIED, dismissed, ruled_out
 from impasse.operator.asks import (
     asks_of,
     clauses,
@@ -34,7 +34,6 @@ from impasse.operator.asks import (
     misdirected,
     own_names,
 )
-from impasse.operator.dismissed import dismissed
 from impasse.operator.guesses import GUESSES, SHOTGUN
 from impasse.operator.leave import OWN_PLAN, go_on, own_action
 from impasse.operator.objects import (
