@@ -115,6 +115,9 @@ OTHER_LANGUAGES = re.compile(
     r"|\b(?:implementei|corrigi|adicionei|atualizei|criei|conclu[íi])\b|\bconcluído\b|^\W*feito\b)", re.I)
 NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでした|失敗|未完了|未完成|无法|不能|(?<!有)没有|未能"
                                     r"|被拒绝?|拒否されました|失败|超时|超時|タイムアウト"
+                                    # a restriction of the environment given as why ("由于文件系统权限限制，我将…")
+                                    r"|(?:权限|沙盒|沙箱|网络|安全|文件系统)(?:的)?限制|(?:権限|サンドボックス|ネットワーク)の?制限"
+                                    r"|(?:권한|샌드박스|네트워크) ?제한"
                                     r"|没装|未安装|找不到|インストールされていません|見つかりません"
                                     r"|설치되어 있지 않|찾을 수 없"
                                     r"|실패|할 수 없|не (?:удалось|могу|смог)|нельзя|не можна"
@@ -197,6 +200,8 @@ UNABLE_PHRASES = (r"(?:can ?no|can'|could ?n'|was ?n'|is ?n'|did ?n'|do ?n'|does
                   "blocked", r"no (?:network|internet|access|permission)", "permission denied", "not installed",
                   "not available", "unavailable", "failed", "fails", "refused", "denied", "read-only", "sandbox",
                   r"tim(?:es|ed|ing) out",
+                  # the environment's restriction given as why the agent turns ("due to permission restrictions")
+                  r"(?:permission|network|file ?system|access|security) (?:restrictions?|limitations?)",
                   # "no jq found", not "no issues found": a review's all-clear says nothing failed
                   r"no (?!(?:issues?|errors?|problems?|warnings?|regressions?|bugs?|changes?|conflicts?) )"
                   r"[\w.+`/-]+ (?:binary |executable |command |CLI |tool )?(?:available|installed|found)")

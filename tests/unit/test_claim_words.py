@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from impasse.analysis.claim_words import claims
+from impasse.analysis.claim_words import UNABLE, UNABLE_IN_OTHER_LANGUAGES, claims
 
 
 @pytest.mark.parametrize("sentence,claimed", [
@@ -23,3 +23,17 @@ def test_a_report_opening_on_a_change_in_the_past_tense_claims_it(sentence, clai
 
 def test_an_artifact_linked_as_made_is_a_claim():
     assert claims("Generated [sprint-status.yaml](/home/dev/app/_out/sprint-status.yaml).")
+
+
+@pytest.mark.parametrize("sentence", [
+    "Due to file system permission restrictions, I will show the plan here instead.",
+    "由于文件系统权限限制，我将直接在对话中展示项目管理流程。", "サンドボックスの制限のため、ここに直接書きます。",
+    "네트워크 제한 때문에 여기서 보여드립니다."])
+def test_the_environments_restriction_given_as_why_says_something_failed(sentence):
+    """The wall given as the reason the agent turns to another way: the telling reads it as saying so."""
+    assert UNABLE.search(sentence) or UNABLE_IN_OTHER_LANGUAGES.search(sentence)
+    assert not claims(sentence)
+
+
+def test_a_restriction_the_work_adds_is_no_wall_given():
+    assert not UNABLE.search("Added rate limiting to the login endpoint.")

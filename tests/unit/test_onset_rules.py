@@ -457,3 +457,13 @@ def test_node_unable_to_load_a_file_inside_an_installed_package_is_a_missing_dep
             "bin/tsc'")
     assert kinded("removed_dependency", line, COMMAND, 1) is not None
     assert kinded("removed_dependency", "Error: Cannot find module '/Users/i/work/be/dist/main.js'", COMMAND, 1) is None
+
+
+@pytest.mark.parametrize("output", [
+    "E886: System error while opening temporary ShaDa file /home/u/.local/state/nvim/shada/main.shada.tmp.a for "
+    "writing: permission denied",
+    "E212: Can't open file '/etc/hosts' for writing: Permission denied"])
+def test_a_program_refused_opening_a_file_for_writing_is_a_permission_wall(output):
+    """Whatever the program's own words before it (Vim's, an editor's, a logger's), exit 0 or not."""
+    assert kinded("chown_root", output, COMMAND, 0) is not None
+    assert kinded("chown_root", "wrote file /tmp/out.txt for writing: ok", COMMAND, 0) is None
