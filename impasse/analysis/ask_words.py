@@ -160,3 +160,12 @@ SIGN_OFF = re.compile(r"\b(?:let me know if|feel free to (?:ask|reach out)|fammi
 # unlike "let me know if you can install jq", which asks for the act.
 HELP_OFFERED = re.compile(r"\b(?:let me know|tell me) if you (?:need|want|have|would like|'d like)\b"
                           r"|\bfeel free to (?:ask|reach out)\b|" + ANY_TIME, re.I)
+
+
+# What the agent must do before it can go on, said with no failure ("To proceed, I need to delete the
+# existing configuration first"), or a check it would have to get past ("Should I commit with `--no-verify`
+# to skip the hook?"): an offer after it hands the human that decision.
+NEEDED_FIRST = re.compile(r"\bto (?:proceed|continue|go on|move forward)\b[^.?!\n]{0,120}\b(?:i|we) (?:need|must|have)"
+                          r" to\b|\b(?:i|we) (?:need|must|have) to\b[^.?!\n]{1,120}\bfirst\b"
+                          r"|--no-verify\b|\b(?:skip|bypass)(?:ping)? (?:the |this |that )?(?:[\w-]+ ){0,2}"
+                          r"(?:hooks?|checks?|verification)\b", re.I)

@@ -16,6 +16,7 @@ from impasse.analysis.ask_words import (
     FOLLOW_UP,
     HELP_OFFERED,
     LATER_CHECK,
+    NEEDED_FIRST,
     QUESTION_MARKS,
     SIGN_OFF,
     WORK_LEFT,
@@ -67,10 +68,6 @@ OFFER = re.compile(r"^(?:(?:would|do) you (?:like|want)|want me to|shall i|shoul
                    r"|anything else|is there anything|anything\b[^.?!\n]{0,60}\b(?:help|assist)\b"
                    # a greeting's offer of help ("How can I help you today?") asks for no act
                    r"|how (?:can|may) i (?:help|assist)|what can i (?:help you with|do for you))", re.I)
-# What the agent must do before it can go on, said with no failure ("To proceed, I need to delete the
-# existing configuration first"): an offer after it hands the human that decision.
-NEEDED_FIRST = re.compile(r"\bto (?:proceed|continue|go on|move forward)\b[^.?!\n]{0,120}\b(?:i|we) (?:need|must|have)"
-                          r" to\b|\b(?:i|we) (?:need|must|have) to\b[^.?!\n]{1,120}\bfirst\b", re.I)
 SHORT = 200
 
 

@@ -226,6 +226,18 @@ def test_opencode_parts_of_a_new_message_open_a_step_without_a_step_start(tmp_pa
     assert [[o.output for o in s.observations] for s in t.steps] == [[""], ["/w\n"]]
 
 
+def test_opencode_parts_whose_ids_were_redacted_each_count(tmp_path):
+    """An export that redacts its ids writes one id for every part: one id for all is no identity."""
+    t = load_foreign(write_lines(tmp_path / "o.jsonl", [
+        oc("step_start", "REDACTED", id="REDACTED", type="step-start"),
+        tool("REDACTED", "REDACTED", "bash", {"command": "rg x"}, output="zsh:1: command not found: rg",
+             metadata={"exit": 127}),
+        oc("step_start", "REDACTED", id="REDACTED", type="step-start", snapshot="b"),
+        tool("REDACTED", "REDACTED", "bash", {"command": "grep x"}, output="x\n", metadata={"exit": 0})]),
+        "opencode-json")
+    assert shapes(t) == [[(Tool.BASH, "rg x")], [(Tool.BASH, "grep x")]]
+
+
 # What the logs say beyond their steps
 
 def test_gemini_facts_tokens_a_human_prompt_and_an_error_at_the_end(tmp_path):

@@ -467,3 +467,22 @@ def test_a_program_refused_opening_a_file_for_writing_is_a_permission_wall(outpu
     """Whatever the program's own words before it (Vim's, an editor's, a logger's), exit 0 or not."""
     assert kinded("chown_root", output, COMMAND, 0) is not None
     assert kinded("chown_root", "wrote file /tmp/out.txt for writing: ok", COMMAND, 0) is None
+
+
+def test_walls_in_the_words_of_the_agents_own_runtime_and_permission_mode():
+    spawn = "ENOENT: no such file or directory, posix_spawn '/Users/u/.local/share/claude/versions/2.1.41'"
+    assert kinded("missing_binary", spawn, COMMAND, 1) is not None
+    assert kinded("chown_root", "This Bash command contains multiple operations. The following part requires "
+                  "approval: npm test -- --passWithNoTests 2 >& 1", COMMAND, 1) is not None
+    assert kinded("chown_root", "Error: This command requires approval", COMMAND, 1) is not None
+    gemini = 'Tool "run_shell_command" not found. Did you mean one of: "grep_search", "cli_help", "read_file"?'
+    assert kinded("chown_root", gemini, COMMAND, 1) is not None
+    assert kinded("chown_root", 'Tool "search_the_web_please" not found.', COMMAND, 1) is None  # a name it made up
+
+
+def test_a_test_runner_that_cannot_resolve_a_package_and_gh_refused_by_the_api():
+    bun = "error: Cannot find module '@octokit/rest' from '/w/src/github/__tests__/timeline-reader.test.ts'"
+    assert kinded("removed_dependency", bun, COMMAND, 1) is not None
+    assert kinded("removed_dependency", "error: Cannot find module './local' from '/w/a.test.ts'", COMMAND, 1) is None
+    gh = "HTTP 401: Bad credentials (https://api.github.com/graphql)"
+    assert kinded("missing_secret", gh, COMMAND, 1) is not None

@@ -3,7 +3,7 @@ part}`, of types `step_start`, `text`, `reasoning`, `tool_use` (a call that fini
 `error`), `step_finish` and `error`. A step is one model call, from its `step_start` to its
 `step_finish` (a part of another message with no `step_start` between also opens one); its
 `tool_use` parts are its actions, each with its observation, and its `text` parts its words. An
-event printed twice (the same part id) counts once; `error` events (the session's own) are no step.
+event printed twice (the same part: its id and content) counts once; `error` events (the session's own) are no step.
 
 What `opencode export <session>` writes, the session's `info` and its `messages` (each `{info,
 parts}`, the parts named `step-start`, `tool`, `step-finish`…), is read as the events `opencode run`
@@ -12,6 +12,7 @@ would have printed for its assistant messages' parts (the human's messages print
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -84,9 +85,10 @@ def tool_obs(state: dict, action: Action) -> Obs:
 
 
 def stepped_events(records: list[dict]) -> Iterator[tuple[bool, dict]]:
-    """Each event once (by its part id), and whether it opens a step: a `step_start`, the first
-    event, or a part of another message."""
-    seen: set[str] = set()  # part ids already read
+    """Each event once (by its part id and content: an export that redacts its ids writes one id,
+    `REDACTED`, for every part), and whether it opens a step: a `step_start`, the first event, or a
+    part of another message."""
+    seen: set[tuple[str, str]] = set()  # parts already read
     message = None  # the message the current step belongs to
     first = True
     for record in records:
@@ -94,9 +96,10 @@ def stepped_events(records: list[dict]) -> Iterator[tuple[bool, dict]]:
             continue
         part = record["part"]
         if part.get("id") is not None:
-            if str(part["id"]) in seen:
+            key = (str(part["id"]), json.dumps(part, sort_keys=True, default=str))
+            if key in seen:
                 continue
-            seen.add(str(part["id"]))
+            seen.add(key)
         owner = part.get("messageID")
         yield record["type"] == "step_start" or first or (owner is not None and owner != message), record
         message, first = (owner if owner is not None else message), False
