@@ -118,6 +118,12 @@ NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでし�
                                     # a restriction of the environment given as why ("由于文件系统权限限制，我将…")
                                     r"|(?:权限|沙盒|沙箱|网络|安全|文件系统)(?:的)?限制|(?:権限|サンドボックス|ネットワーク)の?制限"
                                     r"|(?:권한|샌드박스|네트워크) ?제한"
+                                    # the remedy stated as a need: "preciso de permissão", "需要你的授权"
+                                    r"|\b(?:preciso de (?:permissão|autorização|aprovação)"
+                                    r"|necesito (?:permiso|autorización)"
+                                    r"|j'ai besoin (?:de la permission|d'autorisation|de l'autorisation)"
+                                    r"|ich brauche (?:die |eine )?(?:berechtigung|erlaubnis|freigabe))\b"
+                                    r"|需要(?:你的|您的)?(?:权限|授权|批准)|権限が必要|許可が必要"
                                     r"|没装|未安装|找不到|インストールされていません|見つかりません"
                                     r"|설치되어 있지 않|찾을 수 없"
                                     r"|실패|할 수 없|не (?:удалось|могу|смог)|нельзя|не можна"
@@ -202,6 +208,8 @@ UNABLE_PHRASES = (r"(?:can ?no|can'|could ?n'|was ?n'|is ?n'|did ?n'|do ?n'|does
                   r"tim(?:es|ed|ing) out",
                   # the environment's restriction given as why the agent turns ("due to permission restrictions")
                   r"(?:permission|network|file ?system|access|security) (?:restrictions?|limitations?)",
+                  # the wall's remedy stated as a need: "I need permission to edit the files"
+                  r"(?:i|we) (?:need|require) (?:your )?(?:permission|approval|access|authori[sz]ation)",
                   # "no jq found", not "no issues found": a review's all-clear says nothing failed
                   r"no (?!(?:issues?|errors?|problems?|warnings?|regressions?|bugs?|changes?|conflicts?) )"
                   r"[\w.+`/-]+ (?:binary |executable |command |CLI |tool )?(?:available|installed|found)")

@@ -72,7 +72,9 @@ def as_word(name: str) -> str:
     """A name as a word of its own: `go` in "Go is not installed", not in `main.go` or `go-redis`; a
     program's tool family's names too."""
     names = re.escape(name) + (f"|{FAMILIES[name.lower()]}" if name.lower() in FAMILIES else "")
-    return rf"(?<![\w./-])(?:{names})(?![\w/-]|\.\w)"
+    # a lowercase program's name in capitals is another word: git's `HEAD`, not the `head` program
+    shouted = rf"(?!(?-i:{re.escape(name.upper())})(?!\w))" if name.islower() and len(name) >= 4 else ""
+    return rf"(?<![\w./-]){shouted}(?:{names})(?![\w/-]|\.\w)"
 
 
 def wall_namer(compiled: CompiledCard | None, category: str | None, names: tuple[str, ...] = (),

@@ -37,3 +37,10 @@ def test_the_environments_restriction_given_as_why_says_something_failed(sentenc
 
 def test_a_restriction_the_work_adds_is_no_wall_given():
     assert not UNABLE.search("Added rate limiting to the login endpoint.")
+
+
+@pytest.mark.parametrize("sentence", [
+    "I need permission to edit the files.", "Parece que preciso de permissão para editar os arquivos.",
+    "需要你的授权才能继续。"])
+def test_the_walls_remedy_stated_as_a_need_says_the_agent_is_blocked(sentence):
+    assert UNABLE.search(sentence) or UNABLE_IN_OTHER_LANGUAGES.search(sentence)

@@ -389,6 +389,16 @@ def test_a_name_counts_as_a_word_of_its_own_not_inside_a_file_name():
     assert not word.search("I edited main.go and cmd/go-redis/server.go")
 
 
+def test_a_lowercase_programs_name_in_capitals_is_another_word():
+    """git's `HEAD` is not the `head` program the shell could not find; "pnpm" in any case but capitals is."""
+    import re
+
+    from impasse.analysis.wall_naming import as_word
+    head, pnpm = re.compile(as_word("head"), re.I), re.compile(as_word("pnpm"), re.I)
+    assert not head.search("the session didn't commit while at the new HEAD.")
+    assert head.search("`head` is not found either") and pnpm.search("you don't have Pnpm available")
+
+
 def test_a_change_summary_that_says_missing_names_no_wall_without_the_walls_object():
     """A table row or a sentence about the code's own "missing fields" tells nobody about a missing
     binary; the binary the onset named, said missing, does."""

@@ -486,3 +486,11 @@ def test_a_test_runner_that_cannot_resolve_a_package_and_gh_refused_by_the_api()
     assert kinded("removed_dependency", "error: Cannot find module './local' from '/w/a.test.ts'", COMMAND, 1) is None
     gh = "HTTP 401: Bad credentials (https://api.github.com/graphql)"
     assert kinded("missing_secret", gh, COMMAND, 1) is not None
+
+
+@pytest.mark.parametrize("output,wall", [
+    ("bash: line 1:   146 Killed                  python3 -m pytest -q tests/test_scale.py", True),
+    ("Killed", True), ("Killed: 9", True),
+    ("Killed session young-summit.", False)])  # an agent's process tool reporting the session it ended
+def test_bash_reporting_a_sigkill_not_a_tool_saying_it_killed_something(output, wall):
+    assert (kinded("oom_kill", output, COMMAND, 137 if wall else 1) is not None) is wall
