@@ -49,8 +49,11 @@ QUOTING_KINDS = ("read", "list")
 # A shell command that only prints files (`cat README.md`, `sed -n '1,200p' src/app.py`, `nl -ba x.py |
 # sed -n 1,80p`, PowerShell's `Get-Content`): it returned the files' text, as a read tool does. Not a
 # log (`*.log`, `/tmp/…`, `tail`): that holds what a run printed.
-ARGS = r"(?:[^;&|<>`$()\n]|\s2>(?:&1|/dev/null))*"  # file names and options, stderr kept or dropped
-PRINTS_FILES = re.compile(rf"^\s*(?:cd\s+[^;&|\n]+?\s*&&\s*)?(?:cat|head|nl|sed\s+-n|bat|less|more|Get-Content|gc)\s"
+# file names, options and quoted patterns (`rg -n "oauth|token" notes.md`), stderr kept or dropped
+ARGS = r"(?:\"[^\"\n`$]*\"|'[^'\n]*'|[^;&|<>`$()\n]|\s2>(?:&1|/dev/null))*"
+# a search of files (`rg -n -C 2 …`, `grep -rn …`) returns their lines, as a read does
+PRINTS_FILES = re.compile(rf"^\s*(?:cd\s+[^;&|\n]+?\s*&&\s*)?(?:cat|head|nl|sed\s+-n|bat|less|more|Get-Content|gc"
+                          rf"|rg|grep|egrep)\s"
                           rf"{ARGS}(?:\|\s*(?:head|nl|sed\s+-n|cut|cat\s+-n)\b{ARGS})*$")
 LOG_LIKE = re.compile(r"\.(?:log|out|err)\b|/tmp/|/var/log/|\blogs?/")
 # A variable a missing_secret onset may name in a foreign run: a credential, not any setting
@@ -144,15 +147,23 @@ def kind_counts(obs: Obs, step: NStep) -> bool:
     """Whether an observation can hold an onset at all, by the kind of tool that returned it: text in
     a file the agent read or a listing it asked for quotes a blocker; a read that failed reports one.
     A read with no status whose whole answer is Node's refusal to start the tool's own program failed
-    itself (a search tool: `spawn …/rg EACCES`): that is no file's text and no listing."""
+    itself (a search tool: `spawn …/rg EACCES`): that is no file's text and no listing; so did one whose
+    answer opens on the shell not finding the reading program (`/bin/sh: 1: rg: not found`), whatever
+    status a pipe after it left."""
     if obs.exit_code not in (0, None) or obs_kind(obs, step) not in QUOTING_KINDS:  # the kind only when needed
         return True
-    return obs.exit_code is None and tool_failed_itself(obs.output)
+    return tool_failed_itself(obs.output, obs.exit_code)
 
 
-def tool_failed_itself(output: str) -> bool:
+# The shell's own words for a program it could not find, as the first line of an answer.
+SHELL_MISSED = re.compile(r"^(?:\S*(?:sh|bash|zsh)|\(eval\))(?::\s*(?:line )?\d+)?:\s*"
+                          r"(?:command not found: \S+|\S+: (?:command )?not found)$")
+
+
+def tool_failed_itself(output: str, exit_code: int | None) -> bool:
     text = output.strip()  # one line: the pattern is anchored at both ends
-    return SPAWN_FAILED.match(text) is not None
+    return (exit_code is None and SPAWN_FAILED.match(text) is not None) \
+        or SHELL_MISSED.match(text.split("\n", 1)[0]) is not None
 
 
 def is_credential(name: str) -> bool:

@@ -110,6 +110,18 @@ def test_codex_text_outputs_give_their_header_status(tmp_path):
     assert t.steps[3].actions[0].command == "await tools.exec_command()"
 
 
+def test_a_code_mode_script_making_one_shell_call_is_that_command(tmp_path):
+    script = ('const r = await tools.exec_command({"cmd":"rg -n \\"oauth|token\\" MEMORY.md","workdir":"/w",'
+              '"yield_time_ms":10000});\ntext(r.output);\n')
+    two = 'await tools.exec_command({"cmd":"ls"});\nawait tools.exec_command({"cmd":"pwd"});\n'
+    t = load_foreign(rollout(
+        tmp_path / "rollout-5.jsonl",
+        item({"type": "custom_tool_call", "name": "exec", "call_id": "1", "input": script}),
+        item({"type": "custom_tool_call_output", "call_id": "1", "output": "Script completed\nOutput:\n1:oauth"}),
+        item({"type": "custom_tool_call", "name": "exec", "call_id": "2", "input": two})))
+    assert [a.command for s in t.steps for a in s.actions] == ['rg -n "oauth|token" MEMORY.md', two]
+
+
 def test_a_tool_timeout_is_recorded_as_one(tmp_path):
     codex = load_foreign(rollout(
         tmp_path / "rollout-3.jsonl",

@@ -494,3 +494,22 @@ def test_a_test_runner_that_cannot_resolve_a_package_and_gh_refused_by_the_api()
     ("Killed session young-summit.", False)])  # an agent's process tool reporting the session it ended
 def test_bash_reporting_a_sigkill_not_a_tool_saying_it_killed_something(output, wall):
     assert (kinded("oom_kill", output, COMMAND, 137 if wall else 1) is not None) is wall
+
+
+def test_a_search_of_files_quotes_them_unless_its_own_program_is_missing():
+    """`rg -n -C 2 "oauth|token" MEMORY.md` returns the notes' lines (one recalls an old DNS failure); the
+    shell not finding `rg` (its status lost to the pipe after it) is the search failing itself."""
+    notes = "463-- Symptom: the first `git push` fails with `ssh: Could not resolve hostname github.com: -65563`."
+    search = 'rg -n -i -C 2 "cyspbot|oauth|token" /Users/u/.codex/memories/MEMORY.md'
+    assert probed_onset(search, notes, None, None, "network_down_download") is None
+    assert probed_onset('grep -rn "resolve" notes/', notes, 0, None, "network_down_download") is None
+    missing = 'rg -n "^#|^##" /root/PRD.md | sed -n \'1,260p\''
+    assert probed_onset(missing, "/bin/sh: 1: rg: not found", 0, None) is not None
+
+
+def test_a_ref_lock_the_filesystem_refuses_to_create_is_a_permission_wall():
+    """Whatever git says it was doing (`cannot lock ref …: Unable to create …`); --card auto names the
+    permission wall where both cards read the line."""
+    refused = ("fatal: update_ref failed for ref 'ORIG_HEAD': cannot lock ref 'ORIG_HEAD': Unable to create "
+               "'/Users/u/src/app/.git/ORIG_HEAD.lock': Operation not permitted")
+    assert kinded("chown_root", refused, COMMAND, 128) is not None

@@ -68,6 +68,24 @@ def patch_actions(patch: str) -> list[Action]:
             for path, body in zip(sections[1::2], sections[2::2], strict=True)] or [edit_action("", patch)]
 
 
+# A code-mode script's call of a shell tool: `const r = await tools.exec_command({"cmd": "rg -n …", …});`
+SHELL_CALL = re.compile(r"\btools\.(?:exec_command|shell_command|shell)\((\{.*?\})\);", re.S)
+
+
+def code_mode_command(script: str) -> str:
+    """The command a code-mode script runs where it makes one shell call (what it searches, lists or runs
+    is that command's, as if called directly); else the script itself."""
+    calls = SHELL_CALL.findall(script)
+    if len(calls) != 1:
+        return script
+    try:
+        args = json.loads(calls[0])
+    except json.JSONDecodeError:
+        return script
+    command = args.get("cmd", args.get("command")) if isinstance(args, dict) else None
+    return command_text(command) if command else script
+
+
 def codex_actions(item: dict) -> list[Action]:
     if item["type"] == "local_shell_call":
         return [Action(Tool.BASH, command=command_text((item.get("action") or {}).get("command")))]
@@ -76,7 +94,7 @@ def codex_actions(item: dict) -> list[Action]:
         if name == "apply_patch":
             return patch_actions(str(item.get("input", "")))
         if name == CODE_MODE:
-            return [Action(Tool.BASH, command=str(item.get("input", "")))]
+            return [Action(Tool.BASH, command=code_mode_command(str(item.get("input", ""))))]
         return [other_action(name, item.get("input"))]
     args = json_arguments(item.get("arguments"))
     if verdict := verdict_action(name, args, str(item.get("namespace") or "")):
