@@ -16,7 +16,7 @@ ENGLISH = re.compile(r"\b(?:done|completed|complete(?!\s+(?:the|a|an|this|that|t
                     # a harness's all-clear token for a periodic check (OpenClaw's heartbeat: "HEARTBEAT_OK"), and
                     # its token for a turn that needs no message ("NO_REPLY": nothing left to say)
                     r"|heartbeat_ok|no_reply|(?<=\[)silent(?=\])"
-                    r"|(?:verification|tests?|checks?|build|suite|everything)(?: now)? pass(?:es|ed)?"
+                    r"|(?:verification|tests?|checks?|build|suite|everything)(?: now| still)? pass(?:es|ed)?"
                     # Work reported done in the past tense ("I've created …", "Created `x` and added it …"),
                     # a count with nothing failing, a service up, everything checked and correct.
                     r"|(?:i|we)(?:'ve| have)? (?:now |also |successfully )?(?:created|added|updated|implemented|written"

@@ -16,7 +16,9 @@ from impasse.analysis.claim_words import UNABLE, UNABLE_IN_OTHER_LANGUAGES, clai
     # a casual Japanese past, Chinese's 已 + a verb, a French headline of the work "faite"
     ("できたっす。", True), ("色を変更したっすよ。", True), ("色を変更したいです。", False),
     ("已润色。", True), ("已取消。", False), ("Prise de connaissance faite sur les deux apps.", True),
-    ("Vérification pas faite.", False)])
+    ("Vérification pas faite.", False),
+    # a check said to pass still, after the change
+    ("The test still passes, and now it's robust against nil configs.", True), ("Tests still pass.", True)])
 def test_a_report_opening_on_a_change_in_the_past_tense_claims_it(sentence, claimed):
     assert claims(sentence) is claimed
 
