@@ -68,7 +68,11 @@ LATER_CHECK = re.compile(r"^\W*(?:once|when|after)\b[^.?!\n]{0,80}\b(?:available
 # commit:", "Starting the authorization flow now..."): with no call after them, the log stops mid-work.
 ANNOUNCES = re.compile(r"^(?:(?:ok(?:ay)?|now|next|then|first|alright|great|perfect|good)\W+)*"
                        r"(?:let me (?!know\b)"
-                       r"|(?:i'll|i will|i'm going to|i am going to) (?!(?:be|wait|leave|stop|need)\b)"
+                       # waiting on its own running work ("I will wait for the Git push task to complete") is
+                       # its next step; waiting on the human is not
+                       r"|(?:i'll|i will|i'm going to|i am going to) (?!(?:be|leave|stop|need)\b)"
+                       r"(?!wait\b(?![^.?!]{0,80}\bfor (?:the|my|its|this|that) [^.?!]{0,60}\bto"
+                       r" (?:finish|complete|fire|end|return|succeed)\b))"
                        r"|(?:i'm|i am) (?:now )?\w+ing\b[^.?!]*\b(?:now|next)\b"
                        r"|(?:starting|running|creating|launching|proceeding|continuing|moving on|checking|fixing"
                        r"|writing)"

@@ -101,3 +101,15 @@ def test_a_person_declining_a_command_is_a_failed_step_and_a_question_asked_last
     (observation,) = trajectory.steps[0].observations
     assert observation.exit_code == FAILED_STATUS_UNKNOWN and "user denied permission" in observation.output
     assert verdict_of(trajectory).kind == ESCALATED
+
+
+def test_a_later_antigravity_says_the_status_in_other_words(tmp_path):
+    """`The command exited with code 127.` (later versions): the status and the output under it, unindented."""
+    said = ("\n\t\t\t\tThe command exited with code 127.\n\t\t\t\tOutput:\n"
+            "\t\t\t\tbash: строка 1: gh: команда не найдена\n")
+    trajectory = load_foreign(write(tmp_path, [
+        record(0, "USER_EXPLICIT", "USER_INPUT", "<USER_REQUEST>\nrelease it\n</USER_REQUEST>"),
+        planner(1, "", ("run_command", {"CommandLine": "gh release create v1", "Cwd": "/home/a/app"})),
+        record(2, "MODEL", "RUN_COMMAND", STAMPS + said)]))
+    [ran] = trajectory.steps[0].observations
+    assert (ran.exit_code, ran.output.strip()) == (127, "bash: строка 1: gh: команда не найдена")

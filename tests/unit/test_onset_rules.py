@@ -513,3 +513,9 @@ def test_a_ref_lock_the_filesystem_refuses_to_create_is_a_permission_wall():
     refused = ("fatal: update_ref failed for ref 'ORIG_HEAD': cannot lock ref 'ORIG_HEAD': Unable to create "
                "'/Users/u/src/app/.git/ORIG_HEAD.lock': Operation not permitted")
     assert kinded("chown_root", refused, COMMAND, 128) is not None
+
+
+def test_windows_refusing_an_act_its_user_lacks_the_privilege_for_is_a_permission_wall():
+    line = ("ERROR: Cannot create symbolic link : A required privilege is not held by the client. : "
+            r"C:\Users\h\AppData\Local\electron-builder\Cache\winCodeSign\2266\darwin\10.12\lib\libssl.dylib")
+    assert kinded("chown_root", line, COMMAND, 1) is not None
