@@ -25,12 +25,12 @@ SESSIONS = Path(os.environ.get("IMPASSE_SESSION_CORPUS", ROOT.parent / "corpus" 
 LABELING = ROOT.parent / "shared" / "real-trajectories" / "LABELING.md"
 CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only", "network", "disk_full", "oom",
               "lock", "missing_secret", "tls", "service_down", "none"}
-# Measured on the held-out folds (docs/validity.md, "The session corpus"): 385 sessions since the
-# hundred-and-eleventh to hundred-and-twenty-fourth batches came in (38 of their 93 fell there): t* 166 of 259,
-# endings 313 of 385, told 80.4%, a false onset in 13 of 126 (above issue #40's 10% goal).
+# Measured on the held-out folds (docs/validity.md, "The session corpus"): 397 sessions since the
+# hundred-and-eleventh to hundred-and-twenty-seventh batches came in (50 of their 119 fell there): t* 171 of 268,
+# endings 320 of 397, told 79.5%, a false onset in 13 of 129 (above issue #40's 10% goal).
 # A rule change may only raise these (lower the false onsets); a batch of sessions no rule has seen
 # moves them to what it measures.
-HELD_OUT_FLOORS = {"t_star_agreement": 0.64, "ending_agreement": 0.81, "told_agreement": 0.80}
+HELD_OUT_FLOORS = {"t_star_agreement": 0.63, "ending_agreement": 0.80, "told_agreement": 0.79}
 HELD_OUT_FALSE_ONSETS_CEILING = 0.11
 
 
