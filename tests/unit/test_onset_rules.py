@@ -519,3 +519,9 @@ def test_windows_refusing_an_act_its_user_lacks_the_privilege_for_is_a_permissio
     line = ("ERROR: Cannot create symbolic link : A required privilege is not held by the client. : "
             r"C:\Users\h\AppData\Local\electron-builder\Cache\winCodeSign\2266\darwin\10.12\lib\libssl.dylib")
     assert kinded("chown_root", line, COMMAND, 1) is not None
+
+
+def test_a_file_whose_first_line_quotes_a_missing_program_is_still_a_read():
+    """The shell not finding the search program is the read failing; a notes file that opens on such a line
+    (another machine's `jq`) is only the file's text."""
+    assert probed_onset("cat NOTES.md", "bash: jq: command not found\nfixed by installing jq", 0, None) is None
