@@ -50,7 +50,7 @@ QUOTING_KINDS = ("read", "list")
 # sed -n 1,80p`, PowerShell's `Get-Content`): it returned the files' text, as a read tool does. Not a
 # log (`*.log`, `/tmp/…`, `tail`): that holds what a run printed.
 # file names, options and quoted patterns (`rg -n "oauth|token" notes.md`), stderr kept or dropped
-ARGS = r"(?:\"[^\"\n`$]*\"|'[^'\n]*'|[^;&|<>`$()\n]|\s2>(?:&1|/dev/null))*"
+ARGS = r"(?:\"[^\"\n`$]*\"|'[^'\n]*'|[^;&|<>`$()\n\"']|\s2>(?:&1|/dev/null))*"
 # a search of files (`rg -n -C 2 …`, `grep -rn …`) returns their lines, as a read does
 PRINTS_FILES = re.compile(rf"^\s*(?:cd\s+[^;&|\n]+?\s*&&\s*)?(?:cat|head|nl|sed\s+-n|bat|less|more|Get-Content|gc"
                           rf"|rg|grep|egrep)\s"

@@ -44,3 +44,12 @@ def test_the_first_look_never_hides_a_match(card_id):
     for text in texts():
         if any(re.search(p, text, re.M) for p in patterns):
             assert may_match(literals, text), text[:200]
+
+
+@pytest.mark.parametrize("card_id", sorted(c for c, card in load_cards().items() if not card.is_control))
+def test_every_card_keeps_its_first_look(card_id):
+    """One signature with no literal it must contain (a case-insensitive one, an alternative of classes only)
+    takes the first look away from its whole card: every observation then runs every one of its regexes."""
+    patterns = [fill(s.pattern, Injected()) for s in load_cards()[card_id].signatures if s.pattern]
+    lost = [p for p in patterns if not required_literals(p)]
+    assert not lost, lost
