@@ -66,13 +66,14 @@ LATER_CHECK = re.compile(r"^\W*(?:once|when|after)\b[^.?!\n]{0,80}\b(?:available
 
 # Words that end on the agent's own next step ("Let me check the logs.", "Now I'll stage all changes and
 # commit:", "Starting the authorization flow now..."): with no call after them, the log stops mid-work.
+# Waiting on its own running work ("I will wait for the Git push task to complete") is its next step;
+# waiting on the human ("I'll wait for your approval") is not.
+ON_OWN_WORK = (r"[^.?!]{0,80}\bfor (?:the|my|its|this|that) [^.?!]{0,60}"
+               r"\bto (?:finish|complete|fire|end|return|succeed)\b")
 ANNOUNCES = re.compile(r"^(?:(?:ok(?:ay)?|now|next|then|first|alright|great|perfect|good)\W+)*"
                        r"(?:let me (?!know\b)"
-                       # waiting on its own running work ("I will wait for the Git push task to complete") is
-                       # its next step; waiting on the human is not
                        r"|(?:i'll|i will|i'm going to|i am going to) (?!(?:be|leave|stop|need)\b)"
-                       r"(?!wait\b(?![^.?!]{0,80}\bfor (?:the|my|its|this|that) [^.?!]{0,60}\bto"
-                       r" (?:finish|complete|fire|end|return|succeed)\b))"
+                       rf"(?!wait\b(?!{ON_OWN_WORK}))"
                        r"|(?:i'm|i am) (?:now )?\w+ing\b[^.?!]*\b(?:now|next)\b"
                        r"|(?:starting|running|creating|launching|proceeding|continuing|moving on|checking|fixing"
                        r"|writing)"
@@ -154,10 +155,10 @@ NEED_MORE = (r"(?:如果|如)(?:你|您)?(?:还)?(?:需要|有(?:任何|其他)?
              r"|\b(?:si necesitas?|se (?:você )?precisar|si (?:tu as|vous avez) besoin|se hai bisogno|se ti serve"
              r"|wenn (?:du|sie) (?:noch )?(?:etwas|was) (?:brauchst|brauchen))\b[^.?!\n]{0,60}"
              r"(?:avísame|me avisa|dime|dis-moi|dites-moi|fammi sapere|sag (?:mir )?Bescheid)")
-# A sign-off that offers more help ("let me know if anything else comes up", "fammi sapere", 有事随时叫我)
-# closes a turn whose work the agent holds done: no ask, nothing failed.
 # Help offered whenever the human wants it (有事随时叫我, 何かあれば), or on the human's own need.
 ANY_TIME = r"有事随时|随时(?:叫|找|告诉)我|何かあれば|" + NEED_MORE
+# A sign-off that offers more help ("let me know if anything else comes up", "fammi sapere", 有事随时叫我)
+# closes a turn whose work the agent holds done: no ask, nothing failed.
 SIGN_OFF = re.compile(r"\b(?:let me know if|feel free to (?:ask|reach out)|fammi sapere|avísame|me avisa|sag "
                       r"(?:mir )?Bescheid|n'hésite pas)\b|" + ANY_TIME, re.I)
 # Help offered on the human's own need ("let me know if you need anything else", 如果你需要…请告诉我) is no ask,

@@ -152,23 +152,17 @@ def kind_counts(obs: Obs, step: NStep) -> bool:
     status a pipe after it left."""
     if obs.exit_code not in (0, None) or obs_kind(obs, step) not in QUOTING_KINDS:  # the kind only when needed
         return True
-    programs = {a.command.split(maxsplit=1)[0] for a in calls_of(step, step.observations.index(obs))
-                if a.kind == "command" and a.command.strip()}
-    return tool_failed_itself(obs.output, obs.exit_code, programs)
+    text = obs.output.strip()
+    if missed := SHELL_MISSED.match(text.split("\n", 1)[0]):  # the program the command runs, not a file's line
+        calls = calls_of(step, step.observations.index(obs))
+        return (missed["last"] or missed["first"]) in {a.command.split(maxsplit=1)[0] for a in calls
+                                                       if a.kind == "command" and a.command.strip()}
+    return obs.exit_code is None and SPAWN_FAILED.match(text) is not None  # one line: anchored at both ends
 
 
 # The shell's own words for a program it could not find, as the first line of an answer.
 SHELL_MISSED = re.compile(r"^(?:\S*(?:sh|bash|zsh)|\(eval\))(?::\s*(?:line )?\d+)?:\s*"
                           r"(?:command not found: (?P<last>\S+)|(?P<first>\S+): (?:command )?not found)$")
-
-
-def tool_failed_itself(output: str, exit_code: int | None, programs: set[str] = frozenset()) -> bool:
-    """`programs`: the programs the commands behind the answer run first; the shell not finding one of
-    them is the read failing, not a line of the file it read."""
-    text = output.strip()  # one line: the pattern is anchored at both ends
-    missed = SHELL_MISSED.match(text.split("\n", 1)[0])
-    return (exit_code is None and SPAWN_FAILED.match(text) is not None) \
-        or (missed is not None and (missed["last"] or missed["first"]) in programs)
 
 
 def is_credential(name: str) -> bool:

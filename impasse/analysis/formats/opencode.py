@@ -12,7 +12,6 @@ would have printed for its assistant messages' parts (the human's messages print
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -85,21 +84,19 @@ def tool_obs(state: dict, action: Action) -> Obs:
 
 
 def stepped_events(records: list[dict]) -> Iterator[tuple[bool, dict]]:
-    """Each event once (by its part id and content: an export that redacts its ids writes one id,
-    `REDACTED`, for every part), and whether it opens a step: a `step_start`, the first event, or a
-    part of another message."""
-    seen: set[tuple[str, str]] = set()  # parts already read
+    """Each event once (a part equal to the first one of its id: an export that redacts its ids writes
+    one id, `REDACTED`, for every part), and whether it opens a step: a `step_start`, the first event,
+    or a part of another message."""
+    seen: dict[str, dict] = {}  # the first part read of each id
     message = None  # the message the current step belongs to
     first = True
     for record in records:
         if not is_opencode_event(record):
             continue
         part = record["part"]
-        if part.get("id") is not None:
-            key = (str(part["id"]), json.dumps(part, sort_keys=True, default=str))
-            if key in seen:
-                continue
-            seen.add(key)
+        first_of_its_id = part if part.get("id") is None else seen.setdefault(str(part["id"]), part)
+        if first_of_its_id is not part and first_of_its_id == part:
+            continue  # printed twice
         owner = part.get("messageID")
         yield record["type"] == "step_start" or first or (owner is not None and owner != message), record
         message, first = (owner if owner is not None else message), False
