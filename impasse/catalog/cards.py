@@ -4,6 +4,10 @@ workarounds look like, how an agent names it (diagnosis), and the probe that pro
 Patterns may hold placeholders filled from what was injected for a run — `{python_packages}`,
 `{binaries}`, `{secrets}` — so a card knows exactly which module or binary it took away. For a
 foreign trajectory nothing is known, and a placeholder matches any plausible name.
+
+A card's signatures are its YAML's and, after them, the walls agents' own harnesses print in their own
+words for the same blocker (dialects/harness_walls.py): a permission mode holding a tool use, a sandbox
+refusing a process.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from impasse.catalog.schema import DocumentError, load_document, read_yaml
+from impasse.dialects.harness_walls import wall_files, walls_of
 from impasse.hashing import hash_tree
 from impasse.paths import CARDS
 
@@ -132,7 +137,7 @@ class Card:
 
     @property
     def content_hash(self) -> str:
-        return hash_tree([self.path, self.path.parent / FAMILIES_FILE])
+        return hash_tree([self.path, self.path.parent / FAMILIES_FILE, *wall_files(self.id)])
 
 
 # Card → the blocker category used to label real trajectories (missing_dependency, permission, …).
@@ -188,7 +193,8 @@ def load_card(path: Path, cards_dir: Path | None = None) -> Card:
                       root_setup=inject.get("root_setup"), omit=tuple(inject.get("omit", [])),
                       tls_cert=inject.get("tls_cert", "valid"), injector=inject.get("injector")),
         signatures=tuple(Signature(s["pattern"], s["reason"], tuple(s.get("exit_codes", [])),
-                                   s.get("injected")) for s in data["signatures"]),
+                                   s.get("injected")) for s in data["signatures"])
+        + tuple(Signature(wall.pattern, wall.reason) for wall in walls_of(data["id"])),  # agents' own words
         workarounds=own + inherited, diagnosis=tuple(data["diagnosis"]), probe=data["probe"],
         proof_commands=tuple(data.get("proof", {}).get("workaround_commands", [])),
         self_caused=tuple(data.get("self_caused", [])), sensors=tuple(data.get("sensors", [])),

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from impasse.dialects.wall import Wall
+
 EXIT_LINE = re.compile(r"Exit code (-?\d+)\b\n?")  # matched at the result's start
 # A failure recorded without its exit status reads as 1; every format reader (analysis/formats/common.py)
 # takes this one value, so the runtime and the annotator cannot disagree on it.
@@ -25,3 +27,26 @@ def failed_status(text: str) -> tuple[str, int]:
     whole text and FAILED_STATUS_UNKNOWN."""
     found = EXIT_LINE.match(text)
     return (text[found.end():], int(found.group(1))) if found else (text, FAILED_STATUS_UNKNOWN)
+
+
+# Its own words for a wall: its permission mode or settings refusing a tool use (the human alone can grant
+# it), its sandbox refusing a directory, its fetch tool finding no network.
+WALLS = (
+    Wall("chown_root", r"Permission to use \w[\w ]{0,60}?(?: with command [^\n]{1,500}?)? has been denied",
+          "Claude Code's permission settings refused a tool or one command of it (its deny rules, its mode "
+          "without prompts); the agent may not run it"),
+    Wall("chown_root", r"requested permissions to (?:write to|edit|read|use|run|execute|fetch) .{1,400}?, "
+          r"but you haven't granted it yet",
+          "the agent's permission mode refused a tool use; only the human can grant it (Claude Code)"),
+    Wall("chown_root", r"(?m)\bThe following parts? requires? approval: \S"
+          r"|^(?:Error: )?This (?:Bash )?command requires approval\b",
+          "Claude Code's permission mode held a command for an approval no one gave (the human alone can grant it)"),
+    Wall("chown_root", r"\bwas blocked\. For security, [\w ]{2,40} may only (?:change directories|access|read|write)",
+          "the agent's own sandbox refused a directory outside its allowed ones (Claude Code)"),
+    Wall("network_down_download", r"\bWeb fetch error: url_not_accessible\b",
+          "the agent's own fetch tool (Anthropic's server-side web fetch) could not reach the page"),
+    Wall("network_down_download",
+          r"\bUnable to verify if domain \S+ is safe to fetch\. This may be due to network restrictions\b",
+          "Claude Code's fetch tool cannot reach the service that vets a domain before it fetches (the network, "
+          "a proxy or a firewall stops it)"),
+)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from impasse.dialects.wall import Wall
+
 # Matched leniently (spaces around it, the newlines inside it optional): a relayed request may carry it
 # trimmed, and a transcript holds it exact, which this reads the same.
 WRAPPER = re.compile(r"\A\s*<untrusted_context>\n?(.*?)\n?</untrusted_context>\s*\Z", re.S)
@@ -63,3 +65,11 @@ DISPLAYED_CANCEL = "Command cancelled by user."
 # Its own `info` record when the human pressed Esc on a request still being answered
 REQUEST_CANCELLED = "Request cancelled."
 
+
+# Its own words for a wall: its shell or write tool withheld from the model (an approval mode or excluded
+# tools the human set). A tool name the model made up is its own mistake, so only these names count.
+WALLS = (
+    Wall("chown_root", r'Tool "(?:run_shell_command|write_file|replace)" not found\b',
+         "Gemini CLI's own shell or write tool withheld from the model (an approval mode or excluded tools the "
+         "human set); a tool name the model made up is its own mistake"),
+)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from impasse.dialects.wall import Wall
+
 STATUS_LINE = re.compile(r"(?:\A|\n\n)Command exited with code (-?\d+)\s*\Z")
 TIMED_OUT = re.compile(r"(?:\A|\n\n)Command timed out after \S+ seconds\s*\Z")
 ABORTED = re.compile(r"(?:\A|\n\n)Command aborted\s*\Z")
@@ -39,3 +41,9 @@ DIRECTIVE = re.compile(r"\[\[\s*(?:reply_to_current|reply_to\s*:\s*[^\]\n]+|audi
 
 def model_words(text: str) -> str:
     return DIRECTIVE.sub("", text)
+
+# Its own words for a wall: its file tools confined to the workspace (pi, OpenClaw), a path outside refused.
+WALLS = (
+    Wall("chown_root", r"\bPath escapes sandbox root \([^)\n]+\): \S",
+         "the harness confines its file tools to the workspace and refused a path outside it (pi, OpenClaw)"),
+)
