@@ -258,7 +258,9 @@ def test_a_missing_secret_in_a_foreign_run_is_a_credential_not_any_setting():
                                      "mvn -q -DskipTests spring-boot:run -Dspring-boot.run.profiles=test",
                                      "./gradlew bootRun", "java -Xmx512m -jar target/app.jar",
                                      "dotnet run --project Api", "go run ./cmd/server", "docker compose up -d",
-                                     "docker-compose -f compose.test.yml up --build"])
+                                     "docker-compose -f compose.test.yml up --build",
+                                     "bunx expo start --dev-client --port 8080 --non-interactive",
+                                     "npm start -- --port 8080", "npx react-native start"])
 def test_a_server_the_agent_started_itself_is_not_a_service_down_in_a_foreign_run(started):
     refused = "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server"
     steps = [NStep(1, "", actions=[Action("bash", command=started)], observations=[Obs("Compiling app", None)]),
