@@ -16,11 +16,15 @@ EXCEPTION_LINE = re.compile(rf"^(?:E\s+|Caused by: )?{EXCEPTION_NAME}(?::|$)")
 # matched line right after the colon, pytest a space and nothing but the exception's type.
 CRASH_LOCATION = re.compile(rf"^[\w./-]+\.py:\d+: {EXCEPTION_NAME}$")
 # A shell's own prefix before its message: bash's `bash: line 1: `, dash's `/bin/sh: 1: `, zsh's
-# `zsh:11: ` and `(eval):1: ` (Claude Code runs commands through zsh's eval on macOS).
-SHELL_PREFIX = r"(?:(?:[\w.+/~-]+|\(eval\))(?::\d+)?: )+(?:line \d+: )?"
+# `zsh:11: ` and `(eval):1: ` (Claude Code runs commands through zsh's eval on macOS); a script's path
+# before them may hold spaces (`/c/Users/Jo Doe/.claude/status.sh: line 4: `, a Windows or macOS home).
+SHELL_PREFIX = r"(?:(?:[\w.+~-][\w.+/~-]*|/[^:\n]+|\(eval\))(?::\d+)?: )+(?:line \d+: )?"  # one reading a segment
+# PowerShell's error record under its message, the same in every language of Windows (`+ CategoryInfo
+# : ObjectNotFound: (sed:String) [], CommandNotFoundException`): a failure, though a diff's added line looks alike.
+POWERSHELL_RECORD = re.compile(r"^\+ (?:CategoryInfo|FullyQualifiedErrorId) +: ")
 NODE_SPAWN = r"spawn \S+ E[A-Z]{3,}"  # Node's error when a program cannot be started
 TOOL_ERROR = re.compile(
-    r"^(?:fatal|error|ERROR|E|Error|FATAL|panic|npm ERR!|npm error|FAILED|ERROR \S+ -)[:!]?\s|"
+    r"^(?:fatal|error|ERROR|E|Error|FATAL|panic|npm ERR!|npm error|ERR_PNPM_[A-Z_]+|FAILED|ERROR \S+ -)[:!]?\s|"
     rf"^FAILED \S+ - |^E\s{{2,}}\S|^{SHELL_PREFIX}.*(?:"
     r"Permission denied|Read-only file system|No space left on device|Operation not permitted|"
     r"permission denied|read-only file system|operation not permitted|"
@@ -44,6 +48,7 @@ TOOL_ERROR = re.compile(
     # `exec_command failed for …`, `exec_command failed: SandboxDenied { … }`; WSL's relay), a daemon or server
     # that cannot be reached.
     r"^[\w.+-]+ : The term '[^'\n]+' is not recognized as (?:the|a) name of a cmdlet|"
+    rf"{POWERSHELL_RECORD.pattern}|"
     r"^'[^'\n]+' is not recognized as an internal or external command|"
     r"^Access is denied|^Access to the path .* is denied|^.*running scripts is disabled on this system|"
     r"^execution error: |^exec_command failed(?: for |: )|^failed in sandbox: |^.*\bSandbox\(Denied\b|"

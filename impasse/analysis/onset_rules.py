@@ -34,6 +34,7 @@ import re
 from impasse.analysis.failure_lines import (
     COMPILER_ERROR,
     CRASH_LOCATION,
+    POWERSHELL_RECORD,
     SPAWN_FAILED,
     WARNING,
     bare,
@@ -117,7 +118,7 @@ SHELL_REPORT = re.compile(r"^(?:(?:/[\w.-]+)*/)?(?:zsh|bash|sh|dash|ksh|mksh|\(e
 def is_listing(line: str) -> bool:
     text = bare(line)
     return bool(LISTING.match(text)) and not CRASH_LOCATION.match(text) and not SHELL_REPORT.match(text) \
-        and not COMPILER_ERROR.match(text)
+        and not COMPILER_ERROR.match(text) and not POWERSHELL_RECORD.match(text)
 
 
 def line_counts(line: str, exit_code: int | None) -> bool:

@@ -10,8 +10,9 @@ from impasse.analysis.normal_form import COMMAND, NStep, NTrajectory
 
 # A tree walker's note on one entry it could not read, after which the walk goes on (`find:
 # '/home/u/.cache/dconf': Permission denied`, `du: cannot read directory '…': Permission denied`,
-# `grep: /etc/ssl/private: Permission denied`): the agent asked for no such entry.
-WALKED_PAST = re.compile(r"^(?:find|du|grep|rg|tree|locate): .*Permission denied\W*$")
+# `grep: /etc/ssl/private: Permission denied`, macOS's privacy guard on a home's folders: `find:
+# …/Library/Application Support/FaceTime: Operation not permitted`): the agent asked for no such entry.
+WALKED_PAST = re.compile(r"^(?:find|du|grep|rg|tree|locate): .*(?:Permission denied|Operation not permitted)\W*$")
 
 
 # What the shell's own start-up printed before the command ran: its profile or rc file, or a script they

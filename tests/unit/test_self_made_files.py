@@ -60,6 +60,9 @@ def test_a_tree_walkers_note_on_an_entry_it_cannot_read_is_no_wall():
     walked = two_steps(Action("bash", command="ls"), "", Action("bash", command="find ~ -name example_walk"),
                        "/home/u/sdk/build/example_walk\nfind: '/home/u/.cache/dconf': Permission denied", 1)
     assert onset(walked) == (None, "none")
+    guarded = two_steps(Action("bash", command="ls"), "", Action("bash", command="find ~/Library -name '*.png'"),
+                        "find: /Users/u/Library/Application Support/FaceTime: Operation not permitted", 1)
+    assert onset(guarded) == (None, "none")  # macOS's privacy guard on a folder the walk passed
     refused = two_steps(Action("bash", command="ls"), "", Action("bash", command="touch notes.txt"),
                         "touch: cannot touch 'notes.txt': Permission denied", 1)
     assert onset(refused) == (2, "permission")
