@@ -22,7 +22,13 @@ from impasse.analysis.onset_rules import (
     sensor_reading,
     set_by_agent,
 )
-from impasse.analysis.self_caused import agent_wrote_it, passing_test_run, said_at_start_up, walked_past
+from impasse.analysis.self_caused import (
+    agent_wrote_it,
+    passing_test_run,
+    ran_from_backticks,
+    said_at_start_up,
+    walked_past,
+)
 from impasse.catalog.frames import unframed
 
 SHORT = 200
@@ -67,7 +73,7 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
             if compiled.foreign and agent_started_it(compiled.self_caused, trajectory.steps, step.index, line):
                 return None
             if compiled.foreign and (agent_wrote_it(trajectory.steps, step.index, line) or walked_past(line)
-                                     or said_at_start_up(line)):
+                                     or said_at_start_up(line) or ran_from_backticks(line, step)):
                 continue
             return Match(step.index, signature.reason, line or f"exit status {obs.exit_code}", name,
                          signature.injected)

@@ -27,6 +27,28 @@ def walked_past(line: str) -> bool:
     return WALKED_PAST.match(line) is not None
 
 
+# A shell's refusal to run one word as a program: zsh names it last (`(eval):1: permission denied: x/package.json`),
+# bash before its message (`bash: line 1: x/package.json: Permission denied`).
+SHELL_RAN = re.compile(r"^(?:[\w./~-]*zsh|\(eval\))(?::\d+)?: (?:permission denied|operation not permitted): "
+                       r"(?P<last>\S+)$|^[\w./-]*sh: (?:line \d+: )?(?P<first>[^:\s]+): "
+                       r"(?:Permission denied|Operation not permitted)$")
+
+
+# Where backticks do not run: a quoted here-document's body (`<<'EOF' … EOF`) and single quotes.
+UNEVALUATED = re.compile(r"<<-?\s*(['\"])(\w+)\1[^\n]*\n.*?^\s*\2\s*$|'[^'\n]*'", re.S | re.M)
+
+
+def ran_from_backticks(line: str, step: NStep) -> bool:
+    """The shell refused to run a word the agent's own text put in backticks (a path backticked inside a
+    double-quoted review body runs as a program): its quoting, not a wall."""
+    found = SHELL_RAN.match(line.strip())
+    if not found:
+        return False
+    word = re.escape(found.group("last") or found.group("first"))
+    evaluated = " ".join(UNEVALUATED.sub(" ", a.command) for a in step.actions if a.command)
+    return re.search(rf"`[^`]*(?<![\w./-]){word}(?![\w./-])[^`]*`", evaluated) is not None
+
+
 def said_at_start_up(line: str) -> bool:
     return STARTUP.match(line) is not None
 

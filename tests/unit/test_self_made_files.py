@@ -97,3 +97,15 @@ def test_passing_summaries_of_the_common_runners():
     assert passing_test_run("test result: ok. 8 passed; 0 failed", 0)
     assert not passing_test_run("Tests:       2 failed, 40 passed, 42 total", 0)
     assert not passing_test_run("===== 12 passed in 0.41s =====", 1)
+
+
+def test_a_path_the_agents_own_backticks_ran_is_its_quoting_not_a_wall():
+    """zsh runs what a double-quoted review body backticks; in a quoted here-document the backticks are text,
+    and the same refusal of a write is the wall."""
+    body = 'gh pr review 344 --approve --body "Moves `api/package.json` deps; `warn` level"'
+    ran = "(eval):1: command not found: warn\n(eval):1: permission denied: api/package.json"
+    assert onset(two_steps(Action("bash", command="ls"), "", Action("bash", command=body), ran, 1)) == (None, "none")
+    note = "cat > api/package.json <<'EOF'\nSee `api/package.json`\nEOF"
+    refused = "(eval):1: permission denied: api/package.json"
+    assert onset(two_steps(Action("bash", command="ls"), "", Action("bash", command=note), refused, 1)) \
+        == (2, "permission")
