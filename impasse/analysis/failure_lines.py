@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from impasse.dialects.harness_walls import ALL_WALLS
+
 EXCEPTION_NAME = (r"(?:[a-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Missing|Refused|Denied|Failed|Failure|"
                   r"NotFound|Unavailable|Timeout|Invalid|Expired|Interrupt)\w*")
 # Java chains the cause under `Caused by: `: the line names the exception all the same.
@@ -70,11 +72,9 @@ TOOL_ERROR = re.compile(
     # GLib's own log line for an error (gsettings, dconf, GTK programs): `(process:2): dconf-CRITICAL **: …`
     r"^\([^()\s]+:\d+\): [\w.-]+-(?:CRITICAL|ERROR) \*\*: |"
     r"^.*\bwas not created successfully\b|"
-    # An agent's own permission system refusing a tool use that only the human can allow (Claude
-    # Code's permission mode and its working-directory guard).
-    r"^.*\brequested permissions to .+, but you haven't granted it\b|^.*\bwas blocked\. For security, |"
-    r"^Permission to use [\w ]+(?: with command .+?)? has been denied|"
-    r"^(?:[Ee]xec|[Cc]ommand|[Tt]ool) approval is required\b|"  # … and a command held for an approval that never came
+    # A harness's own policy holding a command for an approval that never came (each agent's own words for
+    # its refusals are its dialect's walls, below).
+    r"^(?:[Ee]xec|[Cc]ommand|[Tt]ool) approval is required\b|"
     # A login tool's own verdict that there is none (`gh auth status | head` exits 0): `You are not
     # logged into any GitHub hosts`, `Not logged in`.
     r"^(?:You(?: are|'re) )?[Nn]ot (?:currently )?(?:logged|signed) in(?:to)?\b|"
@@ -119,12 +119,18 @@ def bare(line: str) -> str:
 COMPILER_ERROR = re.compile(r"^[\w./\\:-]+(?:\(\d+,\d+\)|:\d+:\d+)(?::| -) (?:fatal )?error(?: [A-Z]+\d+)?: ")
 
 
+# An agent's harness refusing a call in its own words (its permission mode, its sandbox: dialects' walls) says
+# the call failed, whatever status it recorded.
+HARNESS_REFUSALS = tuple(re.compile(wall.pattern, re.M) for wall in ALL_WALLS)
+
+
 def is_failure_line(line: str) -> bool:
     text = bare(line)
     if WARNING.match(text):
         return bool(UNREACHABLE.search(text))
     return bool(EXCEPTION_LINE.match(text) or CRASH_LOCATION.match(text) or TOOL_ERROR.match(text)
-                or COMPILER_ERROR.match(text) or UNREACHABLE.search(text))
+                or COMPILER_ERROR.match(text) or UNREACHABLE.search(text)
+                or any(refusal.search(text) for refusal in HARNESS_REFUSALS))
 
 
 # A cause chain printed under a warning (cargo's and anyhow's: `warning: failed to auto-clean cache data`, a

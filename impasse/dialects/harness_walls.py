@@ -9,10 +9,11 @@ from impasse.dialects import claude_code, codex, gemini_cli, pi
 from impasse.dialects.wall import Wall
 
 DIALECTS = (claude_code, codex, gemini_cli, pi)
+ALL_WALLS = tuple(wall for dialect in DIALECTS for wall in dialect.WALLS)
 
 
 def walls_of(card_id: str) -> tuple[Wall, ...]:
-    return tuple(wall for dialect in DIALECTS for wall in dialect.WALLS if wall.card == card_id)
+    return tuple(wall for wall in ALL_WALLS if wall.card == card_id)
 
 
 def wall_files(card_id: str) -> tuple[Path, ...]:

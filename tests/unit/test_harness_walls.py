@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from impasse.analysis.compiled_card import compile_card
+from impasse.analysis.failure_lines import is_failure_line
 from impasse.analysis.normal_form import NStep, NTrajectory, Obs
 from impasse.analysis.onsets import signature_match
 from impasse.catalog import cards
@@ -42,7 +43,11 @@ CASES = [(dialect, wall, SAMPLES[dialect.__name__.rsplit(".", 1)[-1]][i])
 
 
 def foreign_onset(card_id: str, output: str):
-    obs = Obs(output, 1)
+    return foreign_onset_at(card_id, output, exit_code=1)
+
+
+def foreign_onset_at(card_id: str, output: str, exit_code: int):
+    obs = Obs(output, exit_code)
     step = NStep(1, "", observations=[obs])
     trajectory = NTrajectory("r", "foreign", "-", "m", "c", "t", [step], "unknown")
     return signature_match(compile_card(get_card(card_id), None), obs, step, trajectory, set())
@@ -81,3 +86,10 @@ def test_a_changed_wording_in_a_dialect_changes_the_cards_hash(tmp_path, monkeyp
     before = card.content_hash
     dialect.write_text("WALLS = ('a new wording',)\n")
     assert card.content_hash != before
+
+
+@pytest.mark.parametrize("dialect,wall,sample", CASES, ids=[f"{d.__name__.rsplit('.', 1)[-1]}-{i}"
+                                                            for i, (d, _, _) in enumerate(CASES)])
+def test_a_harness_refusal_says_the_call_failed_whatever_status_was_recorded(dialect, wall, sample):
+    assert is_failure_line(sample)
+    assert foreign_onset_at(wall.card, sample, exit_code=0) is not None
