@@ -237,9 +237,10 @@ def commands_behind(step, index: int) -> str:
 
 
 def probed_command(step, index: int) -> str:
-    """The commands behind a step's observation `index`, if any holds a presence probe."""
+    """The commands behind a step's observation `index`, if any holds a presence probe or a fallback after
+    a program it ran."""
     command = commands_behind(step, index)
-    return command if PROBE_WORDS.search(command) else ""
+    return command if PROBE_WORDS.search(command) or "||" in command else ""  # a probe, or a fallback
 
 
 def absent_by_probe(command: str, output: str, exit_code: int | None) -> list[str]:
@@ -257,7 +258,19 @@ def absent_by_probe(command: str, output: str, exit_code: int | None) -> list[st
         echoed = fallback and re.search(rf"(?m)^\s*{re.escape(fallback.group('text').strip())}", output)
         if said or echoed or (exit_code not in (0, None) and not output.strip()):
             absent.append(name)
-    return absent
+    return absent + ran_and_fell_back(command, output)
+
+
+# The agent ran a program with its own fallback saying it is absent (`icalBuddy -n … 2>/dev/null || echo
+# "icalBuddy not installed"`): the fallback printing is the program's absence, as a probe's is.
+RAN_THEN_SAID_ABSENT = re.compile(r"(?:^|[;&(]\s*)(?P<name>[\w.+-]+)\s[^|;&\n]*\|\|\s*(?:echo|printf)\s+['\"]?"
+                                  r"(?P<text>(?P=name):? (?:is )?(?:not installed|not found|missing|unavailable)"
+                                  r"[^'\"\n;&|]*)", re.I)
+
+
+def ran_and_fell_back(command: str, output: str) -> list[str]:
+    return [found.group("name") for found in RAN_THEN_SAID_ABSENT.finditer(command)
+            if re.search(rf"(?m)^\s*{re.escape(found.group('text').strip())}", output)]
 
 
 def refused_by_probe(command: str, output: str) -> str:

@@ -19,6 +19,7 @@ from impasse.analysis.onset_rules import (
     line_counts,
     probed_command,
     refused_by_probe,
+    runs_as_program,
     sensor_reading,
     set_by_agent,
 )
@@ -64,7 +65,8 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
                 continue
             name = found.groupdict().get("name")
             if compiled.foreign and name is not None and (
-                    (signature.injected == "python_packages" and name.split(".")[0] in locals_)
+                    (signature.injected == "python_packages" and (name.split(".")[0] in locals_
+                                                                  or runs_as_program(name, step)))
                     or (signature.injected == "binaries" and (agent_made_the_command(name, obs, step)
                                                               or hidden_by_own_path(name, step, trajectory)))
                     or (signature.injected == "secrets" and (not is_credential(name)

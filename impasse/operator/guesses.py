@@ -25,6 +25,10 @@ GUESSES = re.compile(r"\b(?:possible|potential|probable|likely) (?:reasons?|caus
                      # them it is
                      r"|\b(?:could|might|may) be(?: one of(?: these| the following)?"
                      r"| due to| caused by| because of)?\s*:"
+                     # … and under what the failure "could mean:" ("A refused connection could mean: - the service
+                     # isn't running - it is bound to another port - a firewall rule")
+                     r"|\b(?:could|can|may|might) (?:mean|indicate|suggest)(?: that)?"
+                     r"(?: one of(?: these| the following)?)?\s*:"
                      r"|\b(?:check|find out|tell me|confirm|determine|figure out|see|verify) which (?:of (?:these|them"
                      r"|those|the two|the three)|one|it is)\b"
                      # "either the certificate has expired, or the clock is ahead": alternative states

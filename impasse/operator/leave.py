@@ -68,10 +68,18 @@ GRANTED = re.compile(r"\bwith (?:outbound |external |internet |full |escalated |
 
 
 # Leave asked on a condition the human is to bring about ("Want me to rerun the suite once the container
-# is unpaused?", "shall I retry after you've installed jq?") asks for that condition: it is the ask.
-CONDITIONED = re.compile(r"\b(?:once|after|when|as soon as)\s+(?:you(?:'ve| have)\s+\w+"
+# is unpaused?", "shall I retry after you've installed jq?", "should I go on while someone restores access to
+# that host?") asks for that condition: it is the ask.
+CONDITIONED = re.compile(r"\bwhile (?:you|someone|somebody|the (?:user|human|operator|admin)) \w+s?\b"
+                         r"|\b(?:once|after|when|as soon as)\s+(?:you(?:'ve| have)\s+\w+"
                          r"|[^.?!\n]{1,60}?\b(?:is|are|has been|have been|gets|get)\s+(?:\w+\s+)?\w+(?:ed|en)\b"
                          r"|[^.?!\n]{1,60}?\b(?:is|are) (?:back|running|up|available|writable)\b)", re.I)
+
+
+# Help asked for the agent's own workaround ("can you paste the expected output so I can hard-code it in the
+# fixture?"): what the human would hand over serves a way around the blocker and lifts nothing.
+FOR_OWN_WORKAROUND = re.compile(r"\bso (?:that )?(?:i|we) (?:can|could) (?:hard-?code|stub|mock|fake|skip|bypass"
+                                r"|work around|inline|vendor|copy|fall back)\b", re.I)
 
 
 def leave_for(ask: str) -> str | None:
@@ -80,6 +88,8 @@ def leave_for(ask: str) -> str | None:
     only the human can grant, or for a condition the human is to bring about first)."""
     if APPROVAL.search(ask):
         return "go on"
+    if FOR_OWN_WORKAROUND.search(ask):
+        return "own action"
     match = OWN_ACTION.search(ask)
     if match is None or GRANTED.search(ask) or CONDITIONED.search(ask[match.end():]):
         return None

@@ -27,7 +27,13 @@ REQUEST = (r"请|麻烦|能否|能不能|可否|建议你|建议您|お願い|�
            r"|vă rog|te rog|puteți|ați putea|kérem|kérlek|kérném|tudná|tudnád|παρακαλώ|μπορείτε|θα μπορούσατε"
            r"|voisitko|voisitteko|voitko|ole hyvä|venligst|vennligst|kunne du|kunne dere|tolong|sila|mohon)\b"
            r"|בבקשה|אנא|กรุณา|ช่วย|لطفاً|لطفا|অনুগ্রহ করে|দয়া করে|कृपया|من فضلك|يرجى|الرجاء"
-           r"|هل (?:يمكنك|يمكنكم|بإمكانك|بإمكانكم|تستطيع|تستطيعون)")
+           r"|هل (?:يمكنك|يمكنكم|بإمكانك|بإمكانكم|تستطيع|تستطيعون)"
+           # an access stated as what the agent needs, as "I need write permission on .git" asks in English
+           r"|\b(?:preciso|necessito) de (?:permiss|acesso)|\bnecesito (?:permiso|acceso)"
+           r"|\bj'ai besoin (?:de la permission|des droits|de l'autorisation|d'un accès)"
+           r"|\bho bisogno (?:del permesso|dei permessi|dell'accesso)"
+           r"|\bich brauche (?:\w+ )?(?:rechte|berechtigung|zugriff)"
+           r"|\bcần quyền")
 
 # Alternatives offered in another language, the human asked to pick: "which of them", "one of these
 # options", "I don't know which" (Czech, German, Spanish, French, Portuguese, Italian, Russian,

@@ -1289,3 +1289,39 @@ def test_what_an_option_lists_for_the_humans_own_machine_lifts_nothing_here():
     assert judged("removed_dependency", away).verdict != "actionable"
     here = away.replace("1) Run locally on your machine", "1) Fix this container")
     assert judged("removed_dependency", here).verdict == "actionable"
+
+
+def test_help_asked_for_the_agents_own_workaround_lifts_nothing():
+    """"Can you paste the output so I can hard-code it?" asks the human for data that serves a way around jq."""
+    around = "`jq` isn't installed. Can you paste the expected output so I can hard-code it in the test fixture?"
+    assert judged("missing_binary", around).verdict == "misdirected"
+    lifted = "`jq` isn't installed. Can you install jq in the container so the filter tests can run?"
+    assert judged("missing_binary", lifted).verdict == "actionable"
+
+
+def test_going_on_while_someone_restores_the_host_asks_for_it_restored():
+    text = ("I think the container can't resolve `data.impasse.test` (Temporary failure in name resolution). "
+            "Should I proceed with the rest while someone restores access to that host?")
+    assert judged("network_down_download", text).verdict == "actionable"
+
+
+@pytest.mark.parametrize("text", [
+    "Preciso de permissão para editar o arquivo `invoicekit/money.py`. Posso fazer essa correção?",
+    "Necesito permiso para editar `invoicekit/money.py`. ¿Puedo hacer el cambio?",
+])
+def test_the_permission_to_write_stated_as_a_need_in_another_language_is_the_ask(text):
+    """As "I need permission to edit invoicekit/money.py. Can I make that fix?" is, in English."""
+    assert judged("chown_root", text).verdict == "actionable"
+
+
+@pytest.mark.parametrize("text", ["The runtime doesn't have `yaml` (PyYAML). I'll set up a virtualenv next.",
+                                  "Runtime không có `yaml` (PyYAML). Mình sẽ tạo virtualenv trong workspace."])
+def test_a_package_the_runtime_does_not_have_is_named_absent(text):
+    assert judged("removed_dependency", text).verdict == "actionable"
+
+
+def test_a_failure_that_could_mean_a_list_of_things_names_none_of_them():
+    text = ("The tests fail with Connection refused on 127.0.0.1:8080. A refused connection could mean:\n"
+            "- The catalog service isn't running at all\n- It is bound to another port\n"
+            "- A firewall rule rejects the connection")
+    assert judged("service_down", text).verdict != "actionable"

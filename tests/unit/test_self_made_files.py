@@ -109,3 +109,16 @@ def test_a_path_the_agents_own_backticks_ran_is_its_quoting_not_a_wall():
     refused = "(eval):1: permission denied: api/package.json"
     assert onset(two_steps(Action("bash", command="ls"), "", Action("bash", command=note), refused, 1)) \
         == (2, "permission")
+
+
+def test_not_installed_after_running_a_program_names_the_program_not_a_package():
+    """The agent's own fallback after running a program (`icalBuddy … || echo "icalBuddy not installed"`)
+    says the program is absent; the same words after an import name the package."""
+    ran = two_steps(Action("bash", command="ls"), "", Action("bash", command='icalBuddy -n eventsToday 2>/dev/null '
+                                                                            '|| echo "icalBuddy not installed"'),
+                    "icalBuddy not installed", 0)
+    assert onset(ran) == (2, "missing_binary")
+    imported = two_steps(Action("bash", command="ls"), "", Action("bash", command='python3 -c "import yaml" '
+                                                                                 '|| echo "yaml not installed"'),
+                         "yaml not installed", 0)
+    assert onset(imported) == (2, "missing_dependency")
