@@ -113,7 +113,8 @@ OTHER_LANGUAGES = re.compile(
     r"|\b(?:ich habe|wir haben)\b[^.\n]{0,60}\b(?:hinzugefügt|behoben|aktualisiert|implementiert|erstellt|geändert)\b"
     r"|\berledigt\b|\bbehoben\b|^\W*(?:fertig|umgesetzt|implementiert|hinzugefügt|aktualisiert)\b"
     r"|\b(?:implementei|corrigi|adicionei|atualizei|criei|conclu[íi])\b|\bconcluído\b|^\W*feito\b)", re.I)
-NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでした|失敗|未完了|未完成|无法|不能|(?<!有)没有|未能"
+NOT_IN_OTHER_LANGUAGES = re.compile(r"(?:できません|できませんでした|失敗|未完了|未完成|无法|不能|没法|没办法"
+                                    r"|(?<!有)没有|未能"
                                     r"|被拒绝?|拒否されました|失败|超时|超時|タイムアウト"
                                     # a restriction of the environment given as why ("由于文件系统权限限制，我将…")
                                     r"|(?:权限|沙盒|沙箱|网络|安全|文件系统)(?:的)?限制|(?:権限|サンドボックス|ネットワーク)の?制限"
@@ -148,6 +149,8 @@ FAILED_IN_OTHER_LANGUAGES = (
     r"|a échoué|ont échoué|refusée?s?|n'a pas été exécutée?"
     r"|è fallit[oa]|non è riuscit[oa]|rifiutat[oa]|negat[oa]"
     r"|fehlgeschlagen|schlug fehl|verweigert|abgelehnt|wurde nicht ausgeführt"
+    # blocked, as English's "blocked" ("a porta 22 está bloqueada", "l'accès est bloqué", "Port blockiert")
+    r"|bloquead[oa]s?|bloquée?s?|blockiert|gesperrt|bloccat[oaie]"
     r"|отказано|не выполнен\w*|заблокирован\w*"
     # not installed, not found, not available: English's "not installed" in those languages
     r"|no está instalad[oa]|no se encontr[óo]|no (?:está )?disponible|n(?:ão|em) (?:está )?instalad[oa]"
@@ -162,7 +165,9 @@ FAILED_IN_OTHER_LANGUAGES = (
     r"|не вдалося|не встановлен\w*|не знайден\w*|tidak (?:bisa|dapat|mendukung|ditemukan|tersedia|terinstal\w*"
     r"|terpasang)|belum (?:terinstal\w*|terpasang|tersedia)|gagal"
     # Vietnamese ("push lên GitHub bị chặn", "không thể kết nối", "chưa được cài")
-    r"|bị (?:chặn|từ chối|lỗi)|không thể|thất bại|không (?:có|được) quyền|chưa (?:được )?cài\w*)(?!\w)")
+    r"|bị (?:chặn|từ chối|lỗi)|không thể|thất bại|không (?:có|được) quyền|chưa (?:được )?cài\w*"
+    # "cannot X" said with the verb between ("`make check` không chạy được", "không cài được")
+    r"|không (?:\w+ ){1,2}được)(?!\w)")
 UNABLE_IN_OTHER_LANGUAGES = re.compile(f"{NOT_IN_OTHER_LANGUAGES.pattern}|{FAILED_IN_OTHER_LANGUAGES}", re.I)
 # A short headline that reports work done: "Code-review findings addressed.", "Docker containers
 # stopped and removed.", "Tests updated and passing."

@@ -17,7 +17,10 @@ from impasse.operator.spellings import package_spellings
 
 # How people name each kind of wall in a sentence that also says something failed (verdicts.UNABLE).
 WALL_WORDS = {
+    # (a sandbox's refused write said as the file system being read-only names it too; so, wrongly, does a
+    # read-only thing the agent made itself, "Added a read-only bind mount": docs/validity.md, what is left)
     "permission": r"permission|sandbox|not permitted|access denied|(?:write|read) access|access to|EACCES|EPERM"
+                  r"|read-only|read only|只读|読み取り専用|읽기 전용"
                   r"|owned by root|approval|push"  # a push the remote refused (its rules, its push protection)
                   # the same in the other languages agents answer in (권한, 权限, 権限, Berechtigung, permiso, droits)
                   r"|권한|소유|权限|所有者|権限|berechtigung|zugriff verweigert|permiso|permissão|permesso|droits d"
@@ -27,7 +30,10 @@ WALL_WORDS = {
                  r"|somente leitura|sola lettura|только для чтения",
     "network": r"network|offline|internet|DNS|resolv\w* (?:the )?(?:host|hostname|domain|name|address)|name resolution"
                r"|unreachable|connect|proxy|registry|download"
-               r"|网络|網路|ネットワーク|네트워크|代理|プロキシ",  # the same in Chinese, Japanese and Korean
+               r"|网络|網路|ネットワーク|네트워크|代理|プロキシ"  # the same in Chinese, Japanese and Korean
+               # … and in the European languages and Vietnamese ("a porta 22 está bloqueada na rede")
+               r"|\brede\b|réseau|netzwerk|\brete\b|\bred (?:local|de)\b|conexão|conexión|connexion|verbindung"
+               r"|connessione|сеть|сети|\bmạng\b",
     "missing_binary": r"not installed|not found|no such|command|binary|executable|not available|PATH"
                       r"|未安装|没有安装|找不到|命令|インストールされていません|見つかりません|コマンド|설치되어 있지"
                       r"|찾을 수 없|명령|nicht installiert|nicht gefunden|no está instalad|no se encontr"
@@ -40,6 +46,8 @@ WALL_WORDS = {
                  r"|espace|spazio|диск|мест",
     "oom": r"memory|OOM|killed|内存|メモリ|메모리|arbeitsspeicher|speicher|memoria|mémoire|memória|памят",
     "lock": r"lock|(?:port|address) (?:is )?(?:already )?(?:in use|allocated|taken|bound)|bind|bound by"
+            # a file another process holds ("held open by the running editor", "被正在运行的编辑器占用")
+            r"|\bin use by\b|being used by another process|held open|占用|使用中|사용 중"
             r"|锁|ロック|잠금|sperr|bloqueo|verrou|bloqueio|blocco|блокировк",
     # a login is the credential a CLI keeps for itself ("run this to log into GitHub")
     "missing_secret": r"key|token|secret|credential|environment variable|env var|\.env"
@@ -47,7 +55,8 @@ WALL_WORDS = {
                       # the same in the other languages agents answer in (credenciais, autenticar, 认证, ログイン)
                       r"|credenci|credenzial|identifiants|autentica|authentifi|authentisier|anmeld|contraseña|senha"
                       r"|clave|chave|\bclé|schlüssel|密钥|令牌|凭据|凭证|认证|登录|認証|ログイン|인증|로그인|キー|키",
-    "tls": r"certificate|TLS|SSL|HTTPS|证书|証明書|인증서|zertifikat|certificado|certificat|certificato|сертификат",
+    "tls": r"certificate|\bcerts?\b|TLS|SSL|HTTPS|证书|証明書|인증서|zertifikat|certificado|certificat|certificato"
+           r"|сертификат",
     "service_down": r"service|server|database|gateway|daemon|refused|not running|down|port"
                     r"|服务|数据库|拒绝连接|没有运行|未启动|サービス|サーバー|データベース|起動していない|서비스|서버|데이터베이스|dienst|datenbank"
                     r"|servicio|servidor|base de datos|serveur|base de données|serviço|banco de dados|servizio"

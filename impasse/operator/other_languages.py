@@ -116,7 +116,10 @@ ACTIONS = {
                r"|hermount\w*|opnieuw (?:te )?(?:mounten|aan ?koppelen|koppelen)"
                r"|(?:yeniden|tekrar) (?:bağla(?:y|r\b|mak)|mount)\w*"
                r"|zamontuj\w*|przemontuj\w*|gắn lại|mount lại|montera om|återmontera\w*",
-    "free": r"清理|释放|腾出|空け|解放|비워|확보|freigeb\w*|freimach\w*|liber[ae]\w*|libér\w*|освобод\w*"
+    # (not an access released: "pode liberar a escrita nesses arquivos?", "libérer l'accès")
+    "free": r"清理|释放|腾出|空け|解放|비워|확보|freigeb\w*|freimach\w*"
+            r"|(?:liber[ae]|libér)\w*+(?! (?:(?:a|o|el|la|l'|os|as) ?)?(?:escrita|escritura|gravação|acesso"
+            r"|acceso|accès|permiss\w*|permiso\w*|écriture))|освобод\w*"
             r"|vrijmaken|vrij te maken|\bmaak\b.{0,30}\bvrij\b|opruimen|\bruim\b.{0,30}\bop\b|boşalt\w*"
             r"|temizle(?:y|r\b|mek)\w*|zwolni\w*"
             r"|wyczyść\w*|giải phóng|dọn dẹp|frigör\w*|rensa\w*",

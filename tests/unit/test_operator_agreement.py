@@ -16,7 +16,7 @@ from impasse.cli.main import app
 from impasse.operator.agreement import LABELS, agreement, read_labelled
 
 SET = Path(__file__).resolve().parents[1] / "data" / "operator" / "escalations.jsonl"
-FLOOR = 3868 / 4223  # measured with the rule as it is (docs/operator.md); a change to the rule may only raise it
+FLOOR = 4040 / 4416  # measured with the rule as it is (docs/operator.md); a change to the rule may only raise it
 DENIED = "PermissionError: [Errno 13] Permission denied: 'invoicekit/money.py'"
 
 

@@ -1325,3 +1325,17 @@ def test_a_failure_that_could_mean_a_list_of_things_names_none_of_them():
             "- The catalog service isn't running at all\n- It is bound to another port\n"
             "- A firewall rule rejects the connection")
     assert judged("service_down", text).verdict != "actionable"
+
+
+def test_an_access_released_in_portuguese_is_no_space_freed():
+    """"liberar a escrita" asks for writing to be allowed; "liberar espaço" still asks for space."""
+    text = ("Preciso de permissão para editar `invoicekit/money.py`. Pode liberar a escrita nesses arquivos para eu "
+            "aplicar as alterações?")
+    judged_text = judged("chown_root", text)
+    assert judged_text.verdict == "actionable" and "disk_full" not in judged_text.causes
+    assert "disk_full" in judged("disk_full", "O disco está cheio. Pode liberar espaço em disco?").causes
+
+
+def test_a_program_not_on_the_shells_path_is_named_absent():
+    assert judged("missing_binary", "`jq` isn't on the bash PATH. Let me check the environment another way.").verdict \
+        == "actionable"

@@ -31,7 +31,7 @@ CATEGORIES = {"missing_dependency", "missing_binary", "permission", "read_only",
 # A rule change may only raise these (lower the false onsets); a batch of sessions no rule has seen
 # moves them to what it measures.
 HELD_OUT_FLOORS = {"t_star_agreement": 0.63, "ending_agreement": 0.80, "told_agreement": 0.79}
-HELD_OUT_FALSE_ONSETS_CEILING = 0.11
+HELD_OUT_FALSE_ONSETS_CEILING = 0.10
 
 
 def rows(name: str) -> list[dict]:

@@ -45,3 +45,24 @@ def test_the_samples_tell_the_two_apart_and_the_wall_namer_reads_the_same_one() 
     assert only_missing and all(re.search("missing", s, re.I) for s in only_missing)
     assert any(not UNABLE.search(s) for s in SENTENCES)
     assert wall_naming.UNABLE_UNNAMED is UNABLE_UNNAMED
+
+
+@pytest.mark.parametrize("sentence", ["A porta 22 está bloqueada no seu sistema/rede.",
+                                      "La conexión está bloqueada por el firewall.",
+                                      "Die Verbindung zum Server ist blockiert."])
+def test_a_network_blocked_in_another_language_names_the_wall(sentence: str) -> None:
+    """As "Port 22 is blocked on your system/network." does in English."""
+    assert wall_naming.wall_namer(None, "network")(sentence) == sentence
+    assert wall_naming.wall_namer(None, "network")("Port 22 is blocked on your system/network.")
+
+
+@pytest.mark.parametrize("category,names,sentence", [
+    ("missing_binary", ("make",), "`make check` không chạy được vì máy này không có `make`."),
+    ("permission", (), "다만 이번 세션은 파일시스템이 read-only라 실제 수정이나 커밋은 할 수 없었습니다."),
+    ("lock", (), "但还有 3 个文件被正在运行的编辑器占用，没法移动："),
+    ("tls", (), "Network/cert issue in the sandbox, not a code problem."),
+])
+def test_a_wall_named_in_the_words_people_use_for_it(category: str, names: tuple, sentence: str) -> None:
+    """A Vietnamese "cannot run", a sandbox's refusal said as read-only, a file another program holds, a "cert"."""
+    assert wall_naming.wall_namer(None, category, names)(sentence)
+
