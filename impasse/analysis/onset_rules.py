@@ -265,7 +265,14 @@ def absent_by_probe(command: str, output: str, exit_code: int | None) -> list[st
 # "icalBuddy not installed"`): the fallback printing is the program's absence, as a probe's is.
 RAN_THEN_SAID_ABSENT = re.compile(r"(?:^|[;&(]\s*)(?P<name>[\w.+-]+)\s[^|;&\n]*\|\|\s*(?:echo|printf)\s+['\"]?"
                                   r"(?P<text>(?P=name):? (?:is )?(?:not installed|not found|missing|unavailable)"
-                                  r"[^'\"\n;&|]*)", re.I)
+                                  r"[^'\"\n;&|]*)", re.I | re.M)
+
+
+def ran_as_program(name: str, obs: Obs, step: NStep) -> bool:
+    """A name the command ran as its program, on its first line or before its own fallback saying it is absent:
+    a program, not a Python package."""
+    commands = "\n".join(a.command for a in step.actions if a.command)
+    return runs_as_program(name, step) or name in ran_and_fell_back(commands, obs.output)
 
 
 def ran_and_fell_back(command: str, output: str) -> list[str]:

@@ -18,8 +18,8 @@ from impasse.analysis.onset_rules import (
     kind_counts,
     line_counts,
     probed_command,
+    ran_as_program,
     refused_by_probe,
-    runs_as_program,
     sensor_reading,
     set_by_agent,
 )
@@ -66,7 +66,7 @@ def signature_match(compiled: CompiledCard, obs: Obs, step: NStep, trajectory: N
             name = found.groupdict().get("name")
             if compiled.foreign and name is not None and (
                     (signature.injected == "python_packages" and (name.split(".")[0] in locals_
-                                                                  or runs_as_program(name, step)))
+                                                                  or ran_as_program(name, obs, step)))
                     or (signature.injected == "binaries" and (agent_made_the_command(name, obs, step)
                                                               or hidden_by_own_path(name, step, trajectory)))
                     or (signature.injected == "secrets" and (not is_credential(name)

@@ -118,6 +118,10 @@ def test_not_installed_after_running_a_program_names_the_program_not_a_package()
                                                                             '|| echo "icalBuddy not installed"'),
                     "icalBuddy not installed", 0)
     assert onset(ran) == (2, "missing_binary")
+    second_line = two_steps(Action("bash", command="ls"), "", Action("bash", command='cd ~/cal\nicalBuddy eventsToday '
+                                                                                   '|| echo "icalBuddy not installed"'),
+                            "icalBuddy not installed", 0)
+    assert onset(second_line) == (2, "missing_binary")
     imported = two_steps(Action("bash", command="ls"), "", Action("bash", command='python3 -c "import yaml" '
                                                                                  '|| echo "yaml not installed"'),
                          "yaml not installed", 0)
