@@ -13,7 +13,8 @@ HEADER = re.compile(r"(?:Chunk ID|Wall time|Process exited with code|Exit code|O
 EXIT_LINE = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)
 # Codex's execution policy refusing a command it may not ask approval for: "`…` rejected: blocked by policy". The
 # call failed without running, not by the human's choice (a human's no reads "exec command rejected by user").
-POLICY_REJECTED = re.compile(r'` rejected: blocked by policy(?:\\"\)" \})?\s*$')  # bare, or in its CreateProcess error
+POLICY_REFUSAL = r"` rejected: blocked by policy"
+POLICY_REJECTED = re.compile(POLICY_REFUSAL + r'(?:\\"\)" \})?\s*$')  # bare, or in its CreateProcess error
 
 # Its own words for a wall its sandbox or execution policy put up: the command refused or never started.
 WALLS = (
@@ -26,7 +27,7 @@ WALLS = (
     Wall("chown_root", r"windows sandbox: [^\n]*\bfailed\b",
          "the agent's own Windows sandbox could not start the process (CreateProcessAsUserW, "
          "CreateProcessWithLogonW)"),
-    Wall("chown_root", r"` rejected: blocked by policy\b",
+    Wall("chown_root", POLICY_REFUSAL + r"\b",
          "Codex's execution policy refused to run the command (a read-only sandbox that may not ask for "
          "approval); only the human can change it"),
 )
